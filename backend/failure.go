@@ -1,0 +1,100 @@
+package backend
+
+import (
+	"errors"
+	"fmt"
+)
+
+// FailureCode is a stable failure code (run-model.md §14).
+type FailureCode string
+
+const (
+	FailRuntimeUnavailable FailureCode = "runtime_unavailable"
+	FailOutsideAllowlist   FailureCode = "workspace_outside_allowlist"
+	FailPermissionDenied   FailureCode = "permission_denied"
+	FailApprovalRejected   FailureCode = "approval_rejected"
+	FailRunTimeout         FailureCode = "run_timeout"
+	FailSchemaValidation   FailureCode = "schema_validation_failed"
+	FailTargetOffline      FailureCode = "target_offline"
+	FailRunInterrupted     FailureCode = "run_interrupted"
+	FailContextOverflow    FailureCode = "context_overflow"
+	FailInternal           FailureCode = "internal_error"
+)
+
+// API error codes that are not run failures.
+const (
+	CodeNotFound                FailureCode = "not_found"
+	CodeInvalidInput            FailureCode = "invalid_input"
+	CodeActiveRunExists         FailureCode = "active_run_exists"
+	CodeApprovalAlreadyResolved FailureCode = "approval_already_resolved"
+	CodeApprovalStale           FailureCode = "approval_stale"
+	CodeUnauthorized            FailureCode = "unauthorized"
+	CodeConflict                FailureCode = "conflict"
+)
+
+// Recovery is the first recovery action for each code (FC1), in English; the
+// UI localises by code.
+var Recovery = map[FailureCode]string{
+	FailRuntimeUnavailable:      "Check the runtime CLI's installation and authentication.",
+	FailOutsideAllowlist:        "Add the folder to the allowlist or choose another workspace.",
+	FailPermissionDenied:        "Adjust the policy, or request an explicit approval.",
+	FailApprovalRejected:        "Change the task or instructions and start a new run.",
+	FailRunTimeout:              "Narrow the task or raise the timeout in the profile.",
+	FailSchemaValidation:        "Fix the adapter mapping (or pin the tested CLI version) before trusting the run.",
+	FailTargetOffline:           "Reconnect the target, or use local mode.",
+	FailRunInterrupted:          "Review the transcript and workspace checkpoint, then start a new run.",
+	FailContextOverflow:         "Start a new session, or narrow the task.",
+	FailInternal:                "Retry; if it repeats, export diagnostics and report it.",
+	CodeNotFound:                "Check the id; list the items to see what exists.",
+	CodeInvalidInput:            "Correct the input and try again.",
+	CodeActiveRunExists:         "Wait for the running run to end, or allow queueing.",
+	CodeApprovalAlreadyResolved: "Nothing to do: the first decision stands.",
+	CodeApprovalStale:           "Reload the approval and decide on what is shown now.",
+	CodeUnauthorized:            "Open the URL printed by `agenthub serve`, which carries the token.",
+	CodeConflict:                "Reload and try again.",
+}
+
+// Error carries a stable code and a message safe to show (no secrets, no
+// absolute paths), apart from the wrapped internal cause.
+type Error struct {
+	Code    FailureCode
+	Message string // safe to show
+	Detail  string // optional stable sub-code, e.g. "approval_drift"
+	Err     error  // internal cause; never shown
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Err)
+	}
+	return fmt.Sprintf("%s: %s", e.Code, e.Message)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf builds an *Error with a formatted safe message.
+func Errorf(code FailureCode, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// CodeOf returns the code of the first *Error in err's chain, or internal_error.
+func CodeOf(err error) FailureCode {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	if errors.Is(err, ErrNotFound) {
+		return CodeNotFound
+	}
+	if errors.Is(err, ErrOutsideAllowlist) {
+		return FailOutsideAllowlist
+	}
+	return FailInternal
+}
+
+// Sentinel errors for branching.
+var (
+	ErrIllegalTransition = errors.New("illegal transition")
+	ErrNotFound          = errors.New("not found")
+	ErrOutsideAllowlist  = errors.New("outside the workspace allowlist")
+)
