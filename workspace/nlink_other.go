@@ -1,0 +1,11 @@
+//go:build !unix && !windows
+
+package workspace
+
+import (
+	"io/fs"
+	"os"
+)
+
+// linkCount cannot be known on this platform; files are assumed unlinked.
+func linkCount(_ *os.File, _ fs.FileInfo) uint64 { return 1 }
