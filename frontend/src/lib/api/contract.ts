@@ -1,0 +1,84 @@
+// The one typed interface between the UI and Go (docs/API.md). Both
+// transports implement it; components receive it through context and never
+// learn which transport is behind it.
+import type {
+  ApprovalRequest,
+  AuditEntry,
+  AuditFilter,
+  AuditVerify,
+  Decision,
+  DecisionOutcome,
+  Info,
+  RunEvent,
+  RunSummary,
+  Settings,
+  StartRunRequest,
+  Workspace,
+} from './types';
+import type { ApiError } from './error';
+
+export type TransportKind = 'wails' | 'http';
+
+export interface SystemAPI {
+  info(): Promise<Info>;
+}
+
+export interface WorkspacesAPI {
+  list(): Promise<Workspace[]>;
+  add(path: string): Promise<Workspace>;
+  remove(id: string): Promise<void>;
+  /**
+   * Opens the native directory dialog and resolves to the chosen absolute
+   * path, or "" when cancelled. Absent in the browser: the UI asks for a path.
+   */
+  pickDirectory?: () => Promise<string>;
+}
+
+export interface SettingsAPI {
+  get(): Promise<Settings>;
+  set(s: Settings): Promise<Settings>;
+}
+
+export interface RunsAPI {
+  list(workspaceId: string): Promise<RunSummary[]>;
+  start(req: StartRunRequest): Promise<RunSummary>;
+  get(id: string): Promise<RunSummary>;
+  /** Events with sequence > after, at most limit of them. */
+  events(id: string, after: number, limit: number): Promise<RunEvent[]>;
+  cancel(id: string): Promise<RunSummary>;
+}
+
+export interface ApprovalsAPI {
+  list(): Promise<ApprovalRequest[]>;
+  decide(d: Decision): Promise<DecisionOutcome>;
+}
+
+export interface AuditAPI {
+  list(filter: AuditFilter): Promise<AuditEntry[]>;
+  verify(): Promise<AuditVerify>;
+}
+
+export interface StreamHandlers {
+  /** A batch of events in arrival order (raw: see sequencer.ts for ordering). */
+  onEvents(batch: RunEvent[]): void;
+  /** Connection state, for a "reconnecting…" hint. */
+  onStatus?(status: 'open' | 'reconnecting' | 'closed'): void;
+  /** A fatal stream error (e.g. unauthorized); the stream has stopped. */
+  onError?(err: ApiError): void;
+}
+
+export interface EventsAPI {
+  /** Subscribes to the live events of every run; returns the unsubscribe. */
+  subscribe(h: StreamHandlers): () => void;
+}
+
+export interface Api {
+  readonly transport: TransportKind;
+  readonly system: SystemAPI;
+  readonly workspaces: WorkspacesAPI;
+  readonly settings: SettingsAPI;
+  readonly runs: RunsAPI;
+  readonly approvals: ApprovalsAPI;
+  readonly audit: AuditAPI;
+  readonly events: EventsAPI;
+}

@@ -1,0 +1,180 @@
+// JSON types shared by both transports. Field names follow docs/API.md and the
+// Go vocabulary package (backend/*.go); keep them in step with the Go tags.
+
+export type Theme = 'light' | 'dark' | 'system';
+export type Locale = 'en' | 'zh-CN';
+
+export const THEMES: readonly Theme[] = ['light', 'dark', 'system'];
+export const LOCALES: readonly Locale[] = ['en', 'zh-CN'];
+
+export interface Settings {
+  theme: Theme;
+  language: Locale;
+}
+
+export interface Info {
+  version: string;
+  /** Data directory with the home directory shown as `~`. */
+  home: string;
+  mode: 'window' | 'browser' | 'cli';
+}
+
+export interface Workspace {
+  id: string;
+  name: string;
+  /** Never an absolute machine path: the home directory is shown as `~`. */
+  displayPath: string;
+  addedAt: string;
+}
+
+export interface Failure {
+  code: string;
+  message: string;
+  next: string;
+}
+
+export type RunState =
+  | 'Created'
+  | 'Planned'
+  | 'Accepted'
+  | 'Preparing'
+  | 'Running'
+  | 'NeedsApproval'
+  | 'Applying'
+  | 'Completed'
+  | 'Failed'
+  | 'Cancelled';
+
+export type Coarse = 'created' | 'running' | 'waiting' | 'done';
+
+export interface RunSummary {
+  id: string;
+  sessionId: string;
+  workspaceId: string;
+  profile: string;
+  task: string;
+  state: RunState;
+  coarse: Coarse;
+  doneReason?: string;
+  failure?: Failure;
+  lastEventAt: string;
+  pendingApprovals: number;
+  scripted: boolean;
+}
+
+export interface StartRunRequest {
+  workspaceId: string;
+  profile: string;
+  task: string;
+}
+
+/** The event envelope of run-model.md §13.1. */
+export interface RunEvent<P = unknown> {
+  schemaVersion: number;
+  id: string;
+  sequence: number;
+  type: string;
+  runId: string;
+  sessionId: string;
+  agentId: string;
+  timestamp: string;
+  payload: P;
+}
+
+/** Payload of `system.gap`: re-read (fromSequence..toSequence) with runs.events. */
+export interface GapPayload {
+  runId: string;
+  fromSequence: number;
+  toSequence: number;
+  reason: string;
+}
+
+export type ActionKind =
+  | 'read'
+  | 'write'
+  | 'patch'
+  | 'shell'
+  | 'network'
+  | 'commit'
+  | 'push'
+  | 'publish'
+  | 'deploy'
+  | 'secret';
+
+export type DecisionKind =
+  | 'approve_once'
+  | 'approve_for_run'
+  | 'always_allow_workspace'
+  | 'reject_and_tell'
+  | 'reject_and_stop';
+
+export interface TraceStep {
+  rule: string;
+  pattern: string;
+  matched: boolean;
+  verdict?: 'allow' | 'ask' | 'deny';
+}
+
+export interface ApprovalRequest {
+  approvalId: string;
+  runId: string;
+  toolCallId: string;
+  kind: ActionKind;
+  title: string;
+  preview: unknown;
+  risk: 'low' | 'medium' | 'high';
+  subject: unknown;
+  subjectHash: string;
+  baseCommit?: string;
+  policyTrace: TraceStep[];
+  enforcement: 'enforced' | 'advisory';
+  decisionsOffered: DecisionKind[];
+  grantPreview?: string;
+  status: 'pending' | 'resolved';
+  createdAt: string;
+}
+
+export interface HunkRef {
+  path: string;
+  index: number;
+}
+
+/** What the UI sends; the server stamps decisionId, actor and surface. */
+export interface Decision {
+  approvalId: string;
+  toolCallId?: string;
+  decision: DecisionKind;
+  subjectHash: string;
+  reason?: string;
+  hunks?: HunkRef[];
+}
+
+export interface DecisionOutcome {
+  outcome: string;
+}
+
+export interface AuditEntry {
+  seq: number;
+  at: string;
+  actor: string;
+  surface: 'window' | 'browser' | 'cli' | 'engine';
+  kind: string;
+  runId?: string;
+  toolCallId?: string;
+  subjectHash?: string;
+  data: Record<string, unknown>;
+  prevHash: string;
+  hash: string;
+}
+
+export interface AuditFilter {
+  runId?: string;
+  actor?: string;
+  kind?: string;
+}
+
+export interface AuditVerify {
+  ok: boolean;
+  brokenSeq?: number;
+  head: string;
+}

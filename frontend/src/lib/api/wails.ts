@@ -1,0 +1,88 @@
+// The desktop transport: the Wails bindings of the app/api facades
+// (`window.go.api.<Facade>.<Method>`) and the runtime's event bus. Bindings
+// are looked up at call time, so the module works even if the Wails scripts
+// finish initialising after this module loads.
+import type { Api } from './contract';
+import { ApiError, toApiError } from './error';
+import type { RunEvent } from './types';
+
+type Bound = (...args: unknown[]) => Promise<unknown>;
+
+export interface WailsWindow {
+  go?: { api?: Record<string, Record<string, Bound | undefined> | undefined> };
+  runtime?: {
+    EventsOn(name: string, cb: (...data: unknown[]) => void): (() => void) | void;
+    EventsOff?(name: string): void;
+  };
+}
+
+/** The Wails event that carries batches of run events (app/events.go). */
+export const EVENTS_CHANNEL = 'agenthub:events';
+
+export function createWailsApi(win: WailsWindow): Api {
+  async function call<T>(facade: string, method: string, ...args: unknown[]): Promise<T> {
+    const fn = win.go?.api?.[facade]?.[method];
+    if (typeof fn !== 'function') {
+      throw new ApiError({
+        code: 'internal_error',
+        message: `the desktop binding ${facade}.${method} is missing`,
+        next: 'Rebuild the app so that the frontend and the Go bindings match.',
+      });
+    }
+    try {
+      return (await fn(...args)) as T;
+    } catch (err) {
+      throw toApiError(err);
+    }
+  }
+
+  return {
+    transport: 'wails',
+    system: { info: () => call('SystemAPI', 'Info') },
+    workspaces: {
+      list: async () => (await call<import('./types').Workspace[] | null>('WorkspacesAPI', 'List')) ?? [],
+      add: (path) => call('WorkspacesAPI', 'Add', path),
+      remove: async (id) => {
+        await call('WorkspacesAPI', 'Remove', id);
+      },
+      pickDirectory: async () => (await call<string | null>('WorkspacesAPI', 'PickDirectory')) ?? '',
+    },
+    settings: {
+      get: () => call('SettingsAPI', 'Get'),
+      set: (s) => call('SettingsAPI', 'Set', s),
+    },
+    runs: {
+      list: async (workspaceId) => (await call<import('./types').RunSummary[] | null>('RunsAPI', 'List', workspaceId)) ?? [],
+      start: (req) => call('RunsAPI', 'Start', req),
+      get: (id) => call('RunsAPI', 'Get', id),
+      events: async (id, after, limit) => (await call<RunEvent[] | null>('RunsAPI', 'Events', id, after, limit)) ?? [],
+      cancel: (id) => call('RunsAPI', 'Cancel', id),
+    },
+    approvals: {
+      list: async () => (await call<import('./types').ApprovalRequest[] | null>('ApprovalsAPI', 'List')) ?? [],
+      decide: (d) => call('ApprovalsAPI', 'Decide', d),
+    },
+    audit: {
+      list: async (f) => (await call<import('./types').AuditEntry[] | null>('AuditAPI', 'List', f)) ?? [],
+      verify: () => call('AuditAPI', 'Verify'),
+    },
+    events: {
+      subscribe(h) {
+        const rt = win.runtime;
+        if (!rt) {
+          h.onError?.(new ApiError({ code: 'internal_error', message: 'the Wails runtime is missing' }));
+          return () => {};
+        }
+        const off = rt.EventsOn(EVENTS_CHANNEL, (batch) => {
+          if (Array.isArray(batch) && batch.length > 0) h.onEvents(batch as RunEvent[]);
+        });
+        h.onStatus?.('open');
+        return () => {
+          if (typeof off === 'function') off();
+          else rt.EventsOff?.(EVENTS_CHANNEL);
+          h.onStatus?.('closed');
+        };
+      },
+    },
+  };
+}

@@ -1,0 +1,65 @@
+// i18n: paraglide messages (messages/{en,zh-CN}.json, compiled into
+// lib/paraglide by `npm run i18n`), the reactive locale, and localised
+// formatting of errors and dates.
+import { m } from '../paraglide/messages.js';
+import type { ApiError } from '../api';
+import { getLocale } from './locale.svelte';
+
+export { m };
+export { getLocale, setLocale } from './locale.svelte';
+
+type Msg = () => string;
+
+// Next steps by code, localised; mirrors backend.Recovery in Go.
+const NEXT: Record<string, Msg> = {
+  runtime_unavailable: m.next_runtime_unavailable,
+  workspace_outside_allowlist: m.next_workspace_outside_allowlist,
+  permission_denied: m.next_permission_denied,
+  approval_rejected: m.next_approval_rejected,
+  run_timeout: m.next_run_timeout,
+  schema_validation_failed: m.next_schema_validation_failed,
+  target_offline: m.next_target_offline,
+  run_interrupted: m.next_run_interrupted,
+  context_overflow: m.next_context_overflow,
+  internal_error: m.next_internal_error,
+  not_found: m.next_not_found,
+  invalid_input: m.next_invalid_input,
+  active_run_exists: m.next_active_run_exists,
+  approval_already_resolved: m.next_approval_already_resolved,
+  approval_stale: m.next_approval_stale,
+  unauthorized: m.next_unauthorized,
+  conflict: m.next_conflict,
+  unreachable: m.next_unreachable,
+  bad_response: m.next_bad_response,
+};
+
+// Messages the client writes itself; server messages are shown as sent.
+const CLIENT_MESSAGE: Record<string, Msg> = {
+  unreachable: m.message_unreachable,
+  bad_response: m.message_bad_response,
+};
+
+export interface ErrorText {
+  code: string;
+  message: string;
+  next: string;
+}
+
+/** The localised code, message and next step to show for err. */
+export function describeError(err: Pick<ApiError, 'code' | 'message' | 'next'>): ErrorText {
+  const clientMsg = CLIENT_MESSAGE[err.code];
+  let message = clientMsg ? clientMsg() : err.message;
+  // Errors without a server body (a proxy's 502, a bare 401) carry no message.
+  if (!message || message === err.code) {
+    message = err.code === 'unauthorized' ? m.message_unauthorized() : m.message_bad_response();
+  }
+  const next = NEXT[err.code]?.() ?? err.next;
+  return { code: err.code, message, next };
+}
+
+/** A calm, locale-aware date (no time) for list rows. */
+export function formatDate(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return new Intl.DateTimeFormat(getLocale(), { year: 'numeric', month: 'short', day: 'numeric' }).format(d);
+}
