@@ -1,0 +1,294 @@
+package approval
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"agenthub/backend"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// Grant is the exact pattern that "approve for this run" and "always allow in
+// this workspace" cover (AP11): kind (and tool); a path glob; an argv prefix
+// (or the exact argv) and cwd; method and host. It never covers push,
+// publish, deploy or secret access (AP6), and a Deny rule beats it: the
+// engine evaluates the policy before consulting grants.
+type Grant struct {
+	Kind   backend.ActionKind `json:"kind"`
+	Tool   string             `json:"tool,omitempty"`
+	Glob   string             `json:"glob,omitempty"`
+	Prefix []string           `json:"prefix,omitempty"`
+	Exact  bool               `json:"exact,omitempty"` // Prefix is the whole argv
+	Cwd    string             `json:"cwd,omitempty"`
+	Method string             `json:"method,omitempty"`
+	Host   string             `json:"host,omitempty"`
+}
+
+// ErrNoGrant means an action cannot be covered by a grant or rule: only
+// "approve once" and the rejections are offered for it.
+var ErrNoGrant = errors.New("no grant is offered for this action")
+
+// GrantPattern returns the grant that would cover a, or ErrNoGrant for
+// push, publish, deploy, secrets, the policy directory, and shell commands
+// that are compound, elevated, redirected or dynamic in their prefix.
+func GrantPattern(a Action) (Grant, error) {
+	if a.Kind.AlwaysAsks() || a.Kind == backend.ActionSecret {
+		return Grant{}, ErrNoGrant
+	}
+	switch a.Kind {
+	case backend.ActionWrite, backend.ActionPatch:
+		glob, ok := pathsGlob(a.paths())
+		if !ok {
+			return Grant{}, ErrNoGrant
+		}
+		return Grant{Kind: a.Kind, Tool: a.Tool, Glob: glob}, nil
+	case backend.ActionShell:
+		part, ok := grantablePart(a)
+		if !ok {
+			return Grant{}, ErrNoGrant
+		}
+		prefix, exact := argvPrefix(part)
+		if prefix == nil {
+			return Grant{}, ErrNoGrant
+		}
+		return Grant{Kind: a.Kind, Tool: a.Tool, Prefix: prefix, Exact: exact, Cwd: cleanCwd(a.Cwd)}, nil
+	case backend.ActionNetwork:
+		host := hostOf(a.URL)
+		if host == "" {
+			return Grant{}, ErrNoGrant
+		}
+		return Grant{Kind: a.Kind, Tool: a.Tool, Method: httpMethod(a.Method), Host: host}, nil
+	case backend.ActionCommit:
+		return Grant{Kind: a.Kind, Tool: a.Tool}, nil
+	}
+	return Grant{}, ErrNoGrant
+}
+
+// pathsGlob is a glob matching exactly the given paths, or false when one
+// of them is invalid, secret or in .agenthub/.
+func pathsGlob(paths []string) (string, bool) {
+	if len(paths) == 0 {
+		return "", false
+	}
+	quoted := make([]string, 0, len(paths))
+	for _, p := range sortedPaths(paths) {
+		clean, ok := cleanRel(p)
+		if secret, _ := SecretPath(p); !ok || secret || agentHubPath(clean) {
+			return "", false
+		}
+		quoted = append(quoted, globEscaper.Replace(clean))
+	}
+	if len(quoted) == 1 {
+		return quoted[0], true
+	}
+	return "{" + strings.Join(quoted, ",") + "}", true
+}
+
+var globEscaper = strings.NewReplacer(`*`, `\*`, `?`, `\?`, `[`, `\[`, `]`, `\]`, `{`, `\{`, `}`, `\}`, `,`, `\,`, `\`, `\\`)
+
+// grantablePart returns the single simple command of a shell action when a
+// grant may cover it.
+func grantablePart(a Action) (Part, bool) {
+	parsed := ParseShell(a.commandLine())
+	if parsed.Unsupported != "" || len(parsed.Parts) != 1 {
+		return Part{}, false
+	}
+	part := parsed.Parts[0]
+	if len(part.Argv) == 0 || allowCap(part) != "" {
+		return Part{}, false
+	}
+	if k := classify(part); k.AlwaysAsks() {
+		return Part{}, false
+	}
+	for _, w := range append(append(append([]string(nil), part.Argv...), part.Inputs...), part.Outputs...) {
+		if secret, _ := SecretPath(w); secret {
+			return Part{}, false
+		}
+	}
+	if cred, _ := credentialCommand(part.Argv); cred {
+		return Part{}, false
+	}
+	return part, true
+}
+
+var subcommandWord = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_:-]*$`)
+
+// argvPrefix is the command and up to two subcommand words (go test, npm run
+// build). A bare command with arguments (rm -rf x) is granted only exactly.
+func argvPrefix(part Part) ([]string, bool) {
+	static := part.staticPrefix()
+	n := 0
+	for n < static && n < 3 && (n == 0 || subcommandWord.MatchString(part.Argv[n])) {
+		n++
+	}
+	if n == 0 {
+		return nil, false
+	}
+	if n == 1 && len(part.Argv) > 1 {
+		if part.Dynamic {
+			return nil, false
+		}
+		return append([]string(nil), part.Argv...), true
+	}
+	return append([]string(nil), part.Argv[:n]...), false
+}
+
+// Preview is the text shown as grantPreview.
+func (g Grant) Preview() string {
+	var s string
+	switch g.Kind {
+	case backend.ActionWrite, backend.ActionPatch:
+		s = fmt.Sprintf("%s to %s", g.Kind, g.Glob)
+	case backend.ActionShell:
+		s = "shell: " + strings.Join(quoteAll(g.Prefix), " ")
+		if !g.Exact {
+			s += " …"
+		}
+		s += " in " + g.Cwd
+	case backend.ActionNetwork:
+		s = fmt.Sprintf("network: %s %s", g.Method, g.Host)
+	default:
+		s = string(g.Kind)
+	}
+	if g.Tool != "" {
+		s += " (tool " + g.Tool + ")"
+	}
+	return s
+}
+
+func quoteAll(words []string) []string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		out[i] = shellQuote(w)
+	}
+	return out
+}
+
+// Covers reports whether the grant covers a. It re-checks everything
+// GrantPattern refuses, so a stored grant can never widen beyond it.
+func (g Grant) Covers(a Action) bool {
+	if a.Kind != g.Kind || (g.Tool != "" && a.Tool != g.Tool) {
+		return false
+	}
+	switch a.Kind {
+	case backend.ActionWrite, backend.ActionPatch:
+		if _, ok := pathsGlob(a.paths()); !ok {
+			return false
+		}
+		for _, p := range a.paths() {
+			if !globMatch(g.Glob, mustClean(p), false) {
+				return false
+			}
+		}
+		return true
+	case backend.ActionShell:
+		part, ok := grantablePart(a)
+		if !ok || cleanCwd(a.Cwd) != cleanCwd(g.Cwd) || part.staticPrefix() < len(g.Prefix) || len(g.Prefix) == 0 {
+			return false
+		}
+		if g.Exact && (part.Dynamic || len(part.Argv) != len(g.Prefix)) {
+			return false
+		}
+		for i, w := range g.Prefix {
+			if part.Argv[i] != w {
+				return false
+			}
+		}
+		return true
+	case backend.ActionNetwork:
+		return g.Host != "" && hostOf(a.URL) == g.Host && httpMethod(a.Method) == g.Method
+	case backend.ActionCommit:
+		return true
+	}
+	return false
+}
+
+func mustClean(p string) string {
+	c, _ := cleanRel(p)
+	return c
+}
+
+// AddRule appends an allow rule equivalent to g to a policy file's text and
+// returns the new text, for the app to show as a diff before saving. The
+// original text (comments included) is kept byte for byte.
+func AddRule(policyText []byte, g Grant) ([]byte, error) {
+	if err := validGrant(g); err != nil {
+		return nil, err
+	}
+	p, err := ParsePolicy(policyText)
+	if err != nil {
+		return nil, fmt.Errorf("add rule: current policy: %w", err)
+	}
+	block, err := ruleBlock(g, p)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if len(bytes.TrimSpace(policyText)) == 0 {
+		buf.WriteString("# AgentHub workspace policy, see docs/POLICY.md\nversion = 1\n")
+	} else {
+		buf.Write(policyText)
+		if !bytes.HasSuffix(policyText, []byte("\n")) {
+			buf.WriteByte('\n')
+		}
+	}
+	fmt.Fprintf(&buf, "\n# added by \"always allow in this workspace\": %s\n", g.Preview())
+	buf.Write(block)
+	if _, err := ParsePolicy(buf.Bytes()); err != nil {
+		return nil, fmt.Errorf("add rule: new policy does not parse: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// validGrant rejects grants no rule may express (AP6).
+func validGrant(g Grant) error {
+	switch {
+	case g.Kind.AlwaysAsks() || g.Kind == backend.ActionSecret:
+		return fmt.Errorf("add rule for %s: %w", g.Kind, ErrNoGrant)
+	case (g.Kind == backend.ActionWrite || g.Kind == backend.ActionPatch) && g.Glob == "":
+		return fmt.Errorf("add rule: write grant without glob: %w", ErrNoGrant)
+	case g.Kind == backend.ActionShell && len(g.Prefix) == 0:
+		return fmt.Errorf("add rule: shell grant without argv: %w", ErrNoGrant)
+	case g.Kind == backend.ActionNetwork && g.Host == "":
+		return fmt.Errorf("add rule: network grant without host: %w", ErrNoGrant)
+	}
+	return nil
+}
+
+func ruleBlock(g Grant, p *Policy) ([]byte, error) {
+	id := fmt.Sprintf("always-%s-%d", g.Kind, len(p.Write)+len(p.Shell)+len(p.Network)+len(p.Git)+1)
+	var doc any
+	switch g.Kind {
+	case backend.ActionWrite, backend.ActionPatch:
+		doc = struct {
+			Write []WriteRule `toml:"write"`
+		}{[]WriteRule{{ID: id, Glob: g.Glob, Verdict: backend.Allow}}}
+	case backend.ActionShell:
+		r := ShellRule{ID: id, Prefix: g.Prefix, Cwd: g.Cwd, Verdict: backend.Allow}
+		if g.Exact {
+			r.Prefix, r.Command = nil, strings.Join(quoteAll(g.Prefix), " ")
+		}
+		doc = struct {
+			Shell []ShellRule `toml:"shell"`
+		}{[]ShellRule{r}}
+	case backend.ActionNetwork:
+		doc = struct {
+			Network []NetworkRule `toml:"network"`
+		}{[]NetworkRule{{ID: id, Host: g.Host, Method: g.Method, Verdict: backend.Allow}}}
+	case backend.ActionCommit:
+		doc = struct {
+			Git []GitRule `toml:"git"`
+		}{[]GitRule{{ID: id, Action: "commit", Verdict: backend.Allow}}}
+	default:
+		return nil, fmt.Errorf("add rule for %s: %w", g.Kind, ErrNoGrant)
+	}
+	out, err := toml.Marshal(doc)
+	if err != nil {
+		return nil, fmt.Errorf("add rule: encode: %w", err)
+	}
+	return out, nil
+}
