@@ -1,0 +1,193 @@
+// Package store owns AgentHub's SQLite database: the embedded schema
+// migrations, the single writer, and every query over workspaces, settings,
+// sessions, runs, events, tool calls, approvals, checkpoints and the audit
+// chain.
+//
+// Invariants: all writes go through one connection (w), so SQLite's single
+// writer never contends with itself; reads use a separate pool and never block
+// the writer (WAL). The database file is backed up before any pending
+// migration, and no migration drops history. This package is the only importer
+// of the SQLite driver and goose; it must not import engine, app or UI code,
+// and it never stores secrets.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	_ "github.com/mattn/go-sqlite3" // the SQLite driver, registered as "sqlite3"
+	"github.com/pressly/goose/v3"
+
+	"agenthub/backend"
+)
+
+//go:embed migrations/*.sql
+var embedded embed.FS
+
+// Migrations returns the embedded migration files (the folder sqlc also reads).
+func Migrations() fs.FS {
+	sub, err := fs.Sub(embedded, "migrations")
+	if err != nil {
+		panic(err) // the embed pattern guarantees the folder exists
+	}
+	return sub
+}
+
+// dsnParams: WAL, foreign keys, a busy timeout and BEGIN IMMEDIATE for every
+// transaction, so a write transaction takes the lock up front instead of
+// failing with SQLITE_BUSY on upgrade. synchronous=NORMAL is durable against
+// process crashes in WAL mode (only an OS crash may lose the last commits).
+const dsnParams = "_foreign_keys=on&_journal_mode=WAL&_busy_timeout=5000&_txlock=immediate&_synchronous=NORMAL"
+
+// Store is the database handle. It is safe for concurrent use.
+type Store struct {
+	path string
+	w    *sql.DB // the single writer: one connection
+	r    *sql.DB // readers
+}
+
+// By says who made a change, for its audit entry.
+type By struct {
+	Actor   string
+	Surface backend.Surface
+}
+
+// Open creates the file and its parent directory if needed, switches to WAL,
+// backs the file up if migrations are pending, applies the embedded
+// migrations and returns the store.
+func Open(ctx context.Context, path string) (*Store, error) {
+	return open(ctx, path, Migrations())
+}
+
+func open(ctx context.Context, path string, migrations fs.FS) (*Store, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("open store: create directory: %w", err)
+	}
+	existed := fileHasData(path)
+	w, err := sql.Open("sqlite3", dsn(path))
+	if err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetConnMaxIdleTime(0)
+	if err := w.PingContext(ctx); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	if err := migrate(ctx, w, path, existed, migrations); err != nil {
+		w.Close()
+		return nil, err
+	}
+	r, err := sql.Open("sqlite3", dsn(path)+"&_query_only=1")
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open store readers: %w", err)
+	}
+	r.SetMaxOpenConns(4)
+	return &Store{path: path, w: w, r: r}, nil
+}
+
+func dsn(path string) string {
+	// Escape the characters that would end the path part of a SQLite URI.
+	esc := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
+	return "file:" + esc + "?" + dsnParams
+}
+
+func fileHasData(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Size() > 0
+}
+
+// migrate backs the database up (when it already held data) and applies every
+// pending migration, each in its own transaction.
+func migrate(ctx context.Context, db *sql.DB, path string, existed bool, migrations fs.FS) error {
+	p, err := goose.NewProvider(goose.DialectSQLite3, db, migrations, goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		return fmt.Errorf("migrate store: %w", err)
+	}
+	pending, err := p.HasPending(ctx)
+	if err != nil {
+		return fmt.Errorf("migrate store: check pending: %w", err)
+	}
+	if !pending {
+		return nil
+	}
+	if existed {
+		cur, err := p.GetDBVersion(ctx)
+		if err != nil {
+			return fmt.Errorf("migrate store: read version: %w", err)
+		}
+		if err := backup(ctx, db, path, cur); err != nil {
+			return err
+		}
+	}
+	res, err := p.Up(ctx)
+	if err != nil {
+		return fmt.Errorf("migrate store: %w", err)
+	}
+	for _, r := range res {
+		slog.Info("store migrated", "version", r.Source.Version, "duration_ms", r.Duration.Milliseconds())
+	}
+	return nil
+}
+
+// backup writes a consistent copy next to the database with VACUUM INTO,
+// which is safe with WAL and never touches the original.
+func backup(ctx context.Context, db *sql.DB, path string, version int64) error {
+	name := fmt.Sprintf("%s.v%d-%s.bak", path, version, time.Now().UTC().Format("20060102T150405.000000000"))
+	if _, err := db.ExecContext(ctx, "VACUUM INTO ?", name); err != nil {
+		return fmt.Errorf("back up store before migration: %w", err)
+	}
+	slog.Info("store backed up before migration", "from_version", version, "file", filepath.Base(name))
+	return nil
+}
+
+// Close closes both pools. The WAL is checkpointed by SQLite on the last close.
+func (s *Store) Close() error {
+	return errors.Join(s.r.Close(), s.w.Close())
+}
+
+// Integrity runs PRAGMA integrity_check and returns nil when it says "ok".
+func (s *Store) Integrity(ctx context.Context) error {
+	var res string
+	if err := s.r.QueryRowContext(ctx, "PRAGMA integrity_check").Scan(&res); err != nil {
+		return fmt.Errorf("integrity check: %w", err)
+	}
+	if res != "ok" {
+		return fmt.Errorf("integrity check: %s", res)
+	}
+	return nil
+}
+
+// tx runs fn in one write transaction (BEGIN IMMEDIATE) and commits it.
+func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		return errors.Join(err, rollback(tx))
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+func rollback(tx *sql.Tx) error {
+	if err := tx.Rollback(); err != nil && !errors.Is(err, sql.ErrTxDone) {
+		return fmt.Errorf("rollback: %w", err)
+	}
+	return nil
+}
+
+func now() string { return backend.Stamp(time.Now()) }
