@@ -26,6 +26,11 @@ func clean(op, p string, windows bool) (string, error) {
 		shown = shown[:200] + "..."
 	}
 	if reason := pathReason(p); reason != "" {
+		if strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\`) || reason == "drive-letter path" {
+			// Never echo an absolute machine path back into events.
+			shown = "(absolute path)"
+			reason += "; use a workspace-relative path"
+		}
 		return "", outside(op, shown, reason)
 	}
 	parts := strings.Split(p, "/")
