@@ -1,0 +1,202 @@
+// Package redact removes secrets from text before it is persisted, exported
+// or logged: the values of secret environment variables of this process and
+// tokens in well-known formats become "[REDACTED:kind]".
+//
+// Invariants: redaction is idempotent (redacting twice equals once), never
+// fails and never panics; a Redactor is safe for concurrent use. The package
+// uses the standard library only and must not log, store or return the
+// secrets it knows.
+package redact
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// MinSecretLen is the shortest environment value treated as a secret;
+// shorter values ("1", "true") would redact ordinary text.
+const MinSecretLen = 8
+
+// KindEnv is the marker kind of an environment variable's value.
+const KindEnv = "env"
+
+// Redactor replaces known secret values and token formats.
+type Redactor struct {
+	mu       sync.RWMutex
+	values   map[string]bool
+	replacer *strings.Replacer // values, longest first
+}
+
+// New returns a Redactor that knows the values of the process environment's
+// secret variables (see [SecretName]) and of the extra variable names given.
+func New(envNames ...string) *Redactor {
+	return NewFromEnviron(os.Environ(), envNames...)
+}
+
+// NewFromEnviron is [New] over an explicit environment ("NAME=value").
+func NewFromEnviron(environ []string, envNames ...string) *Redactor {
+	extra := map[string]bool{}
+	for _, n := range envNames {
+		extra[n] = true
+	}
+	r := &Redactor{values: map[string]bool{}}
+	var vals []string
+	for _, kv := range environ {
+		name, value, ok := strings.Cut(kv, "=")
+		if ok && (extra[name] || SecretName(name)) {
+			vals = append(vals, value)
+		}
+	}
+	r.Add(vals...)
+	return r
+}
+
+// secretNameParts are substrings of variable names that hold secrets.
+var secretNameParts = []string{
+	"API_KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PRIVATE_KEY", "CREDENTIAL", "ACCESS_KEY",
+	"DATABASE_URL", "_DSN",
+}
+
+// awsNotSecret are AWS_* variables that hold configuration, not secrets.
+var awsNotSecret = map[string]bool{
+	"AWS_REGION": true, "AWS_DEFAULT_REGION": true, "AWS_PROFILE": true, "AWS_DEFAULT_OUTPUT": true,
+	"AWS_CONFIG_FILE": true, "AWS_SHARED_CREDENTIALS_FILE": true, "AWS_SDK_LOAD_CONFIG": true, "AWS_PAGER": true,
+	"AWS_ENDPOINT_URL": true, "AWS_CA_BUNDLE": true, "AWS_RETRY_MODE": true, "AWS_MAX_ATTEMPTS": true,
+}
+
+// SecretName reports whether an environment variable name conventionally
+// holds a secret: *_API_KEY, *_TOKEN, *_SECRET, *PASSWORD*, AWS_* (except
+// configuration such as AWS_REGION), credentials and database URLs.
+func SecretName(name string) bool {
+	u := strings.ToUpper(name)
+	if strings.HasPrefix(u, "AWS_") && !awsNotSecret[u] {
+		return true
+	}
+	for _, p := range secretNameParts {
+		if strings.Contains(u, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// Add registers more secret values, such as an API key read from the
+// keychain. Values shorter than [MinSecretLen], and values that occur in a
+// redaction marker (which would break idempotence), are ignored.
+func (r *Redactor) Add(values ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, v := range values {
+		if len(v) < MinSecretLen || strings.Contains(markerText, v) || r.values[v] {
+			continue
+		}
+		r.values[v] = true
+	}
+	all := make([]string, 0, len(r.values))
+	for v := range r.values {
+		all = append(all, v)
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if len(all[i]) != len(all[j]) {
+			return len(all[i]) > len(all[j])
+		}
+		return all[i] < all[j]
+	})
+	pairs := make([]string, 0, 2*len(all))
+	for _, v := range all {
+		pairs = append(pairs, v, marker(KindEnv))
+	}
+	r.replacer = strings.NewReplacer(pairs...)
+}
+
+// markerText holds every marker, so Add can refuse values hidden in them.
+var markerText = func() string {
+	var b strings.Builder
+	b.WriteString(marker(KindEnv))
+	for _, r := range rules {
+		b.WriteString(marker(r.kind))
+	}
+	b.WriteString(marker(kindAttr))
+	return b.String()
+}()
+
+// maxPasses bounds the passes until nothing changes; one pass nearly always
+// suffices, a second confirms it.
+const maxPasses = 4
+
+// String returns s with every secret replaced by "[REDACTED:kind]".
+func (r *Redactor) String(s string) string {
+	for range maxPasses {
+		next := r.pass(s)
+		if next == s {
+			return s
+		}
+		s = next
+	}
+	return s
+}
+
+func (r *Redactor) pass(s string) string {
+	if r != nil {
+		r.mu.RLock()
+		rep := r.replacer
+		r.mu.RUnlock()
+		if rep != nil {
+			s = rep.Replace(s)
+		}
+	}
+	lower := strings.ToLower(s)
+	for i := range rules {
+		next := rules[i].apply(s, lower)
+		if next != s {
+			s, lower = next, strings.ToLower(next)
+		}
+	}
+	return s
+}
+
+// Bytes is [Redactor.String] for byte slices. It returns b itself when
+// nothing was redacted.
+func (r *Redactor) Bytes(b []byte) []byte {
+	s := string(b)
+	out := r.String(s)
+	if out == s {
+		return b
+	}
+	return []byte(out)
+}
+
+// kindAttr marks a log attribute redacted because of its key.
+const kindAttr = "attr"
+
+// secretKeys are log attribute keys whose string values are always secret.
+var secretKeys = []string{"password", "passwd", "secret", "api_key", "apikey", "authorization", "cookie",
+	"private_key", "access_token", "refresh_token", "auth_token", "bearer"}
+
+// ReplaceAttr is a slog.HandlerOptions.ReplaceAttr hook: string values and
+// the text of other values (errors included) are redacted, and string values
+// under secret-looking keys are dropped entirely.
+func (r *Redactor) ReplaceAttr(_ []string, a slog.Attr) slog.Attr {
+	switch a.Value.Kind() {
+	case slog.KindString:
+		key := strings.ToLower(a.Key)
+		for _, k := range secretKeys {
+			if strings.Contains(key, k) && a.Value.String() != "" {
+				return slog.String(a.Key, marker(kindAttr))
+			}
+		}
+		if s := a.Value.String(); r.String(s) != s {
+			return slog.String(a.Key, r.String(s))
+		}
+	case slog.KindAny:
+		s := fmt.Sprint(a.Value.Any())
+		if out := r.String(s); out != s {
+			return slog.String(a.Key, out)
+		}
+	}
+	return a
+}
