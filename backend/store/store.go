@@ -22,6 +22,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	_ "github.com/mattn/go-sqlite3" // the SQLite driver, registered as "sqlite3"
@@ -53,6 +54,16 @@ type Store struct {
 	path string
 	w    *sql.DB // the single writer: one connection
 	r    *sql.DB // readers
+
+	insEvent      *sql.Stmt
+	jobs          chan jobReq
+	jobsMu        sync.RWMutex
+	jobsClosed    bool
+	committerDone chan struct{}
+	meta          map[string]runMeta // committer-only cache of run sequences
+
+	pubMu sync.RWMutex
+	pub   backend.Sink
 }
 
 // By says who made a change, for its audit entry.
@@ -93,7 +104,15 @@ func open(ctx context.Context, path string, migrations fs.FS) (*Store, error) {
 		return nil, fmt.Errorf("open store readers: %w", err)
 	}
 	r.SetMaxOpenConns(4)
-	return &Store{path: path, w: w, r: r}, nil
+	ins, err := w.PrepareContext(ctx, `INSERT INTO events (run_id, seq, id, type, session_id, agent_id, ts,
+		schema_version, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("prepare event insert: %w", err), r.Close(), w.Close())
+	}
+	s := &Store{path: path, w: w, r: r, insEvent: ins, jobs: make(chan jobReq, 4096),
+		committerDone: make(chan struct{}), meta: map[string]runMeta{}}
+	go s.committer()
+	return s, nil
 }
 
 func dsn(path string) string {
@@ -152,8 +171,16 @@ func backup(ctx context.Context, db *sql.DB, path string, version int64) error {
 }
 
 // Close closes both pools. The WAL is checkpointed by SQLite on the last close.
+// Jobs already submitted are committed first.
 func (s *Store) Close() error {
-	return errors.Join(s.r.Close(), s.w.Close())
+	s.jobsMu.Lock()
+	if !s.jobsClosed {
+		s.jobsClosed = true
+		close(s.jobs)
+	}
+	s.jobsMu.Unlock()
+	<-s.committerDone
+	return errors.Join(s.insEvent.Close(), s.r.Close(), s.w.Close())
 }
 
 // Integrity runs PRAGMA integrity_check and returns nil when it says "ok".
