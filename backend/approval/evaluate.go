@@ -78,8 +78,9 @@ func (t *tally) step(rule, pattern string, matched bool, v backend.Verdict, scor
 	s := backend.TraceStep{Rule: rule, Pattern: pattern, Matched: matched}
 	if matched {
 		s.Verdict = v
+		id, _, _ := strings.Cut(rule, " @ ") // the trace names the path or part, the result the rule
 		if b, ok := t.best[v]; !ok || score > b.score {
-			t.best[v] = scored{rule: rule, score: score}
+			t.best[v] = scored{rule: id, score: score}
 		}
 	}
 	t.trace = append(t.trace, s)

@@ -102,6 +102,7 @@ func (l *lexer) parseList(depth int, inSubst bool) {
 		if l.eof() {
 			break
 		}
+		start := l.pos
 		c := l.peek(0)
 		switch {
 		case c == '#':
@@ -148,6 +149,9 @@ func (l *lexer) parseList(depth int, inSubst bool) {
 			l.readRedirect(cur, depth)
 		default:
 			l.readCommandWord(cur, depth)
+		}
+		if l.pos == start && !l.failed() {
+			l.fail("unexpected " + string(c)) // guarantees progress: fail closed rather than loop
 		}
 	}
 	finish()
