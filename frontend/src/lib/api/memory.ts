@@ -1,0 +1,102 @@
+// An in-memory Api: the same contract with no Go behind it. Unit tests inject
+// it instead of a transport (no mock framework), and it records calls so a
+// test can assert what the UI asked for.
+import type { Api } from './contract';
+import { ApiError } from './error';
+import type { Info, RunEvent, Settings, Workspace } from './types';
+
+export interface MemoryApiOptions {
+  workspaces?: Workspace[];
+  settings?: Settings;
+  info?: Info;
+  /** Present => window mode with a native dialog answering this path. */
+  pickDirectory?: () => Promise<string>;
+  /** Per-method failures: the next call of that method rejects with it. */
+  failures?: Partial<Record<string, ApiError>>;
+}
+
+export interface MemoryApi extends Api {
+  calls: { method: string; args: unknown[] }[];
+  fail(method: string, err: ApiError): void;
+  emit(batch: RunEvent[]): void;
+  events_: Map<string, RunEvent[]>;
+}
+
+export function createMemoryApi(o: MemoryApiOptions = {}): MemoryApi {
+  let workspaces = [...(o.workspaces ?? [])];
+  let settings: Settings = o.settings ?? { theme: 'system', language: 'en' };
+  const failures = new Map(Object.entries(o.failures ?? {}));
+  const calls: MemoryApi['calls'] = [];
+  const listeners = new Set<(b: RunEvent[]) => void>();
+  const events = new Map<string, RunEvent[]>();
+  let n = 0;
+
+  async function rec<T>(method: string, args: unknown[], fn: () => T | Promise<T>): Promise<T> {
+    calls.push({ method, args });
+    await Promise.resolve();
+    const err = failures.get(method);
+    if (err) {
+      failures.delete(method);
+      throw err;
+    }
+    return await fn();
+  }
+  const notImplemented = (method: string) => () =>
+    rec(method, [], (): never => {
+      throw new ApiError({ code: 'not_found', message: `${method} is not in the memory api` });
+    });
+
+  const api: MemoryApi = {
+    transport: o.pickDirectory ? 'wails' : 'http',
+    calls,
+    events_: events,
+    fail: (method, err) => failures.set(method, err),
+    emit: (batch) => listeners.forEach((l) => l(batch)),
+    system: {
+      info: () => rec('system.info', [], () => o.info ?? { version: 'test', home: '~/.local/share/agenthub', mode: 'browser' }),
+    },
+    workspaces: {
+      list: () => rec('workspaces.list', [], () => [...workspaces]),
+      add: (path) =>
+        rec('workspaces.add', [path], () => {
+          const ws: Workspace = {
+            id: `ws_${++n}`,
+            name: path.split('/').filter(Boolean).pop() ?? path,
+            displayPath: path,
+            addedAt: '2026-01-02T03:04:05.000Z',
+          };
+          workspaces = [...workspaces, ws];
+          return ws;
+        }),
+      remove: (id) =>
+        rec('workspaces.remove', [id], () => {
+          if (!workspaces.some((w) => w.id === id)) throw new ApiError({ code: 'not_found', message: 'no such item' });
+          workspaces = workspaces.filter((w) => w.id !== id);
+        }),
+      pickDirectory: o.pickDirectory ? () => rec('workspaces.pickDirectory', [], o.pickDirectory!) : undefined,
+    },
+    settings: {
+      get: () => rec('settings.get', [], () => ({ ...settings })),
+      set: (s) => rec('settings.set', [s], () => (settings = { ...s })),
+    },
+    runs: {
+      list: notImplemented('runs.list'),
+      start: notImplemented('runs.start'),
+      get: notImplemented('runs.get'),
+      events: (id, after, limit) =>
+        rec('runs.events', [id, after, limit], () =>
+          (events.get(id) ?? []).filter((e) => e.sequence > after).slice(0, limit),
+        ),
+      cancel: notImplemented('runs.cancel'),
+    },
+    approvals: { list: notImplemented('approvals.list'), decide: notImplemented('approvals.decide') },
+    audit: { list: notImplemented('audit.list'), verify: notImplemented('audit.verify') },
+    events: {
+      subscribe(h) {
+        listeners.add(h.onEvents);
+        return () => listeners.delete(h.onEvents);
+      },
+    },
+  };
+  return api;
+}

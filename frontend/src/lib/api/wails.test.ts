@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError } from './error';
+import { createWailsApi, EVENTS_CHANNEL } from './wails';
+import type { RunEvent } from './types';
+
+describe('Wails transport', () => {
+  it('calls window.go.api.<Facade>.<Method> with the arguments', async () => {
+    const seen: unknown[][] = [];
+    const api = createWailsApi({
+      go: {
+        api: {
+          WorkspacesAPI: { Add: async (...a: unknown[]) => (seen.push(['Add', ...a]), { id: 'ws_1' }), Remove: async () => null },
+          RunsAPI: { Events: async (...a: unknown[]) => (seen.push(['Events', ...a]), null) },
+          SettingsAPI: { Set: async (...a: unknown[]) => (seen.push(['Set', ...a]), a[0]) },
+        },
+      },
+    });
+    expect(await api.workspaces.add('/tmp/x')).toEqual({ id: 'ws_1' });
+    expect(await api.workspaces.remove('ws_1')).toBeUndefined();
+    expect(await api.runs.events('run_1', 5, 100)).toEqual([]); // Go nil slice → null → []
+    await api.settings.set({ theme: 'dark', language: 'zh-CN' });
+    expect(seen).toEqual([
+      ['Add', '/tmp/x'],
+      ['Events', 'run_1', 5, 100],
+      ['Set', { theme: 'dark', language: 'zh-CN' }],
+    ]);
+  });
+
+  it('maps a rejection to ApiError', async () => {
+    const api = createWailsApi({
+      go: {
+        api: {
+          WorkspacesAPI: {
+            Add: async () => {
+              throw JSON.stringify({ code: 'invalid_input', message: 'not a folder', next: 'Correct the input and try again.' });
+            },
+          },
+        },
+      },
+    });
+    const err = await api.workspaces.add('/nope').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ code: 'invalid_input', message: 'not a folder', next: 'Correct the input and try again.' });
+  });
+
+  it('reports a missing binding with a code and a next step', async () => {
+    const err = await createWailsApi({ go: { api: {} } }).settings.get().catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'internal_error' });
+    expect((err as ApiError).next).not.toBe('');
+  });
+
+  it('subscribes to agenthub:events batches and unsubscribes', () => {
+    const handlers = new Map<string, (...d: unknown[]) => void>();
+    const api = createWailsApi({
+      runtime: {
+        EventsOn(name, cb) {
+          handlers.set(name, cb);
+          return () => handlers.delete(name);
+        },
+      },
+    });
+    const got: RunEvent[][] = [];
+    const off = api.events.subscribe({ onEvents: (b) => got.push(b) });
+    const ev = { runId: 'run_1', sequence: 1 } as RunEvent;
+    handlers.get(EVENTS_CHANNEL)!([ev]);
+    handlers.get(EVENTS_CHANNEL)!([]); // empty batches are not delivered
+    expect(got).toEqual([[ev]]);
+    off();
+    expect(handlers.has(EVENTS_CHANNEL)).toBe(false);
+  });
+});
