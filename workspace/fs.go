@@ -178,7 +178,7 @@ func (w *FS) Stat(rel string) (fs.FileInfo, error) {
 	if err != nil {
 		return nil, w.mapErr("stat", p, err)
 	}
-	return fi, nil
+	return w.checkLinks("stat", p, fi)
 }
 
 // Lstat describes the entry itself, without following a final symlink.
@@ -190,6 +190,17 @@ func (w *FS) Lstat(rel string) (fs.FileInfo, error) {
 	fi, err := w.root.Lstat(p)
 	if err != nil {
 		return nil, w.mapErr("stat", p, err)
+	}
+	return w.checkLinks("stat", p, fi)
+}
+
+// checkLinks refuses the metadata of hard-linked regular files too: their
+// size and times may be those of a file outside the workspace.
+func (w *FS) checkLinks(op, p string, fi fs.FileInfo) (fs.FileInfo, error) {
+	if fi.Mode().IsRegular() {
+		if n := statLinkCount(w.root, p, fi); n > 1 {
+			return nil, outside(op, p, fmt.Sprintf("file has %d hard links and may alias a file outside the workspace", n))
+		}
 	}
 	return fi, nil
 }

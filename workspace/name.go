@@ -42,7 +42,7 @@ func clean(op, p string, windows bool) (string, error) {
 			}
 			continue
 		}
-		if reason := componentReason(c, i == 0, windows); reason != "" {
+		if reason := componentReason(c, len(out) == 0, windows); reason != "" {
 			return "", outside(op, shown, reason)
 		}
 		out = append(out, c)

@@ -15,3 +15,6 @@ func linkCount(_ *os.File, fi fs.FileInfo) uint64 {
 	}
 	return 1
 }
+
+// statLinkCount returns the hard-link count from a stat result.
+func statLinkCount(_ *os.Root, _ string, fi fs.FileInfo) uint64 { return linkCount(nil, fi) }

@@ -106,4 +106,3 @@ func TestSwapBetweenCheckAndUse(t *testing.T) {
 		t.Errorf("a write through the swapped symlink landed outside the workspace")
 	}
 }
-

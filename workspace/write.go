@@ -20,9 +20,11 @@ type current struct {
 	mode fs.FileMode
 }
 
-// commitHook, when set by a test, runs before each rename or remove of the
-// commit phase; an error from it is treated like a failed rename.
-var commitHook func(i int, path string) error
+// testHook, when set by a test, runs at fixed points of the commit phase:
+// "staged" once after all temp files are written (before the second
+// verification), "replace" before each rename or remove (an error is treated
+// like a failed rename).
+var testHook func(phase string, i int, path string) error
 
 // readCurrent reads a write target without following any symlink: parents
 // must be real directories (or missing), the file itself a regular file with
@@ -92,6 +94,11 @@ func (w *FS) commit(op string, ts []*target, mismatch error) (err error) {
 			return fmt.Errorf("%s %s: stage: %w", op, t.Path, err)
 		}
 	}
+	if testHook != nil {
+		if err := testHook("staged", -1, ""); err != nil {
+			return err
+		}
+	}
 	// Close the window between the first check and the renames as far as
 	// this process can: anything edited meanwhile is a conflict.
 	var bad []string
@@ -133,8 +140,8 @@ func (w *FS) modeFor(t *target) fs.FileMode {
 }
 
 func (w *FS) replace(i int, t *target) error {
-	if commitHook != nil {
-		if err := commitHook(i, t.Path); err != nil {
+	if testHook != nil {
+		if err := testHook("replace", i, t.Path); err != nil {
 			return err
 		}
 	}
