@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"log/slog"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -191,5 +192,17 @@ func BenchmarkRedactWithSecrets(b *testing.B) {
 	b.SetBytes(int64(len(s)))
 	for b.Loop() {
 		r.String(s)
+	}
+}
+
+// TestStandardLibraryOnly enforces style.md: redact imports nothing but the
+// standard library, so every package (and slog setup in main) may use it.
+func TestStandardLibraryOnly(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	if deps := strings.Fields(string(out)); len(deps) != 1 || deps[0] != "agenthub/backend/redact" {
+		t.Errorf("non-standard dependencies: %v", deps)
 	}
 }
