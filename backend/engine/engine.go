@@ -1,0 +1,311 @@
+// Package engine owns the run loop: the lifecycle state machine, the phases
+// of each step, stop conditions, suspension and resume, lanes, the
+// active-run registry, cancel and timeouts, and startup recovery.
+//
+// Invariants: every state change is committed through the store, with its
+// event, before anyone sees it (EV6); a session runs one run at a time and
+// the global lane caps concurrency (CC1, CC2); RunEnd runs exactly once per
+// run and its cleanup runs on every exit path (CC6). This package must not
+// import app code, a UI toolkit, or os/exec: external processes are reached
+// through [backend.Stopper].
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"sync"
+	"time"
+
+	"agenthub/backend"
+	"agenthub/backend/store"
+)
+
+// Profile is an agent profile: which model drives the run, how it stops.
+type Profile struct {
+	Name       string
+	Runtime    string // "native" or "script"
+	Model      backend.Model
+	Tools      []string // tool names offered; empty = every configured tool
+	Stop       StopConfig
+	RunTimeout time.Duration // hard timeout on active time (CC8); 0 = 30 minutes
+	Scripted   bool          // a playbook, never an AI model
+}
+
+// Config wires an engine.
+type Config struct {
+	Store       *store.Store
+	Gate        backend.Gate            // nil = DefaultGate (run-model §9.1)
+	Tools       map[string]backend.Tool // by name
+	Profiles    map[string]Profile      // by name
+	Default     string                  // profile used when a request names none
+	GlobalLimit int                     // concurrent runs; default 4
+	Grace       time.Duration           // cancel grace before kill; default 5 s
+	Sink        backend.Sink            // optional extra subscriber (the window)
+	Roots       func(workspaceID string) (string, error)
+	Log         *slog.Logger
+}
+
+// Engine runs runs. Create it with [New], call [Engine.Recover] once, and
+// [Engine.Shutdown] at quit.
+type Engine struct {
+	cfg   Config
+	store *store.Store
+	bus   *bus
+	lanes *lanes
+	reg   *registry
+	log   *slog.Logger
+
+	mu       sync.Mutex
+	runs     map[string]*runCtl // live activations
+	draining bool
+	wg       sync.WaitGroup
+}
+
+// New builds an engine and makes it the store's publisher.
+func New(cfg Config) *Engine {
+	if cfg.GlobalLimit <= 0 {
+		cfg.GlobalLimit = 4
+	}
+	if cfg.Grace <= 0 {
+		cfg.Grace = 5 * time.Second
+	}
+	if cfg.Gate == nil {
+		cfg.Gate = DefaultGate{}
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	e := &Engine{cfg: cfg, store: cfg.Store, bus: newBus(1024), lanes: newLanes(cfg.GlobalLimit),
+		reg: newRegistry(), log: cfg.Log, runs: map[string]*runCtl{}}
+	cfg.Store.SetPublisher(sinkFunc(func(ev backend.Event) {
+		e.bus.Publish(ev)
+		if cfg.Sink != nil {
+			cfg.Sink.Publish(ev)
+		}
+	}))
+	return e
+}
+
+type sinkFunc func(backend.Event)
+
+func (f sinkFunc) Publish(ev backend.Event) { f(ev) }
+
+// StartRequest asks for a new run.
+type StartRequest struct {
+	WorkspaceID string
+	SessionID   string // empty = a new session
+	Profile     string // empty = the default profile
+	Task        string
+	NoQueue     bool // refuse with active_run_exists instead of queueing
+	Actor       string
+	Surface     backend.Surface
+}
+
+// Start validates the request (SC1: an invalid request creates no run),
+// records the run through Created → Planned → Accepted and queues it in its
+// session lane.
+func (e *Engine) Start(ctx context.Context, req StartRequest) (backend.RunSummary, error) {
+	p, err := e.plan(ctx, req)
+	if err != nil {
+		return backend.RunSummary{}, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.draining {
+		return backend.RunSummary{}, backend.Errorf(backend.FailInternal, "AgentHub is shutting down")
+	}
+	if req.SessionID != "" {
+		if owner, busy := e.lanes.busy(req.SessionID); busy && req.NoQueue {
+			return backend.RunSummary{}, &backend.Error{Code: backend.CodeActiveRunExists,
+				Message: "this session already has an active run", Detail: owner}
+		}
+	}
+	rec := store.RunRecord{ID: backend.NewID(backend.PrefixRun), SessionID: req.SessionID,
+		WorkspaceID: req.WorkspaceID, Profile: p.Name, AgentID: p.Name, Runtime: p.Runtime, Task: req.Task,
+		Scripted: p.Scripted, Actor: req.Actor, Surface: req.Surface}
+	newSession := rec.SessionID == ""
+	if newSession {
+		rec.SessionID = backend.NewID(backend.PrefixSession)
+	}
+	_, err = e.store.Do(ctx, func(tx *store.Tx) error {
+		if newSession {
+			if err := tx.CreateSession(rec.SessionID, rec.WorkspaceID, ""); err != nil {
+				return err
+			}
+		}
+		var err error
+		if rec, err = tx.CreateRun(rec, map[string]any{"task": req.Task, "profile": p.Name,
+			"workspaceId": req.WorkspaceID, "scripted": p.Scripted}); err != nil {
+			return err
+		}
+		for _, to := range []backend.RunState{backend.RunPlanned, backend.RunAccepted} {
+			if _, err := tx.Transition(rec.ID, to, "", nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return backend.RunSummary{}, fmt.Errorf("start run: %w", err)
+	}
+	rc := e.newCtl(rec, p)
+	w := e.lanes.enqueue(rec.SessionID, rec.ID)
+	e.spawn(rc, func() { rc.activate(w) })
+	return e.Run(ctx, rec.ID)
+}
+
+func (e *Engine) plan(ctx context.Context, req StartRequest) (Profile, error) {
+	name := req.Profile
+	if name == "" {
+		name = e.cfg.Default
+	}
+	p, ok := e.cfg.Profiles[name]
+	if !ok {
+		return p, backend.Errorf(backend.CodeInvalidInput, "unknown profile %q", name)
+	}
+	p.Name = name
+	if err := p.Stop.Validate(); err != nil {
+		return p, &backend.Error{Code: backend.CodeInvalidInput, Message: err.Error(), Err: err}
+	}
+	if _, err := e.store.Workspace(ctx, req.WorkspaceID); err != nil {
+		return p, &backend.Error{Code: backend.FailOutsideAllowlist,
+			Message: "the workspace is not in the allowlist", Err: err}
+	}
+	if req.SessionID != "" {
+		if _, err := e.store.Runs(ctx, store.RunFilter{SessionID: req.SessionID, Limit: 1}); err != nil {
+			return p, err
+		}
+	}
+	return p, nil
+}
+
+func (e *Engine) spawn(rc *runCtl, fn func()) {
+	e.runs[rc.rec.ID] = rc
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		defer func() {
+			e.mu.Lock()
+			delete(e.runs, rc.rec.ID)
+			e.mu.Unlock()
+		}()
+		fn()
+	}()
+}
+
+// Cancel cancels a run (LC8): idempotent, concurrent cancels share one
+// grace-then-kill path, and it returns once the run is terminal (or ctx ends).
+// Cancelling a terminal run returns its state and changes nothing.
+func (e *Engine) Cancel(ctx context.Context, runID string) (backend.RunSummary, error) {
+	e.mu.Lock()
+	rc := e.runs[runID]
+	e.mu.Unlock()
+	if rc != nil {
+		rc.stop(errUserCancel)
+		select {
+		case <-rc.done:
+		case <-ctx.Done():
+			return backend.RunSummary{}, fmt.Errorf("cancel %s: %w", runID, ctx.Err())
+		}
+	}
+	return e.Run(ctx, runID)
+}
+
+// Run returns one run's summary.
+func (e *Engine) Run(ctx context.Context, id string) (backend.RunSummary, error) {
+	r, err := e.store.Run(ctx, id)
+	if err != nil {
+		return backend.RunSummary{}, err
+	}
+	return r.Summary(), nil
+}
+
+// Runs lists runs (admission order).
+func (e *Engine) Runs(ctx context.Context, f store.RunFilter) ([]backend.RunSummary, error) {
+	rs, err := e.store.Runs(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]backend.RunSummary, len(rs))
+	for i, r := range rs {
+		out[i] = r.Summary()
+	}
+	return out, nil
+}
+
+// Events returns committed events with sequence > after (EV8).
+func (e *Engine) Events(ctx context.Context, runID string, after int64, limit int) ([]backend.Event, error) {
+	if _, err := e.store.Run(ctx, runID); err != nil {
+		return nil, err
+	}
+	return e.store.Events(ctx, runID, after, limit)
+}
+
+// Approvals lists pending tickets; runID "" = every run.
+func (e *Engine) Approvals(ctx context.Context, runID string) ([]backend.ApprovalRequest, error) {
+	tks, err := e.store.Tickets(ctx, runID, true)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]backend.ApprovalRequest, len(tks))
+	for i, t := range tks {
+		out[i] = t.ApprovalRequest
+	}
+	return out, nil
+}
+
+// Shutdown drains: new starts are refused, live runs are stopped without a
+// terminal state so the next start recovers them (CC4, SR10, SR12), and it
+// waits for every goroutine of the engine.
+func (e *Engine) Shutdown(ctx context.Context) error {
+	e.mu.Lock()
+	e.draining = true
+	for _, rc := range e.runs {
+		rc.stop(errShutdown)
+	}
+	e.mu.Unlock()
+	done := make(chan struct{})
+	go func() { e.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("shutdown: %w", ctx.Err())
+	}
+}
+
+var (
+	errUserCancel = errors.New("user_cancelled")
+	errShutdown   = errors.New("shutdown")
+	errTimeout    = errors.New("run_timeout")
+)
+
+// StopConfig holds the stop conditions of a profile (§6), in evaluation order.
+type StopConfig struct {
+	MaxRounds         int
+	Timeout           time.Duration // active time
+	TokenBudget       int64
+	ConsecutiveErrors int
+	StopOnTool        string
+	ContentMatch      string // RE2
+	LoopWindow        int
+}
+
+// DefaultStop is the built-in profile's stop configuration (SC7).
+var DefaultStop = StopConfig{MaxRounds: 50, LoopWindow: 3, ConsecutiveErrors: 3}
+
+// Validate rejects an invalid configuration (SC1).
+func (c StopConfig) Validate() error {
+	if c.ContentMatch != "" {
+		if _, err := regexp.Compile(c.ContentMatch); err != nil {
+			return fmt.Errorf("stop condition content_match does not compile: %w", err)
+		}
+	}
+	if c.MaxRounds < 0 || c.TokenBudget < 0 || c.ConsecutiveErrors < 0 || c.Timeout < 0 {
+		return errors.New("stop conditions must not be negative")
+	}
+	return nil
+}

@@ -1,0 +1,173 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"agenthub/backend"
+	"agenthub/backend/store"
+)
+
+// Recover runs once at start (SR10–SR12): runs that were preparing, running
+// or applying end Failed(run_interrupted) with every open call paired;
+// waiting runs of durable runtimes reclaim their session slot and wait for a
+// decision under the same run id; queued runs are re-enqueued in order.
+func (e *Engine) Recover(ctx context.Context) error {
+	live := []backend.RunState{backend.RunCreated, backend.RunPlanned, backend.RunAccepted, backend.RunPreparing,
+		backend.RunRunning, backend.RunApplying, backend.RunNeedsApproval}
+	runs, err := e.store.Runs(ctx, store.RunFilter{States: live})
+	if err != nil {
+		return fmt.Errorf("recover: %w", err)
+	}
+	for _, r := range runs {
+		p, known := e.cfg.Profiles[r.Profile]
+		p.Name = r.Profile
+		switch {
+		case r.State == backend.RunNeedsApproval && known:
+			if err := e.resumeWaiting(ctx, r, p); err != nil {
+				return err
+			}
+		case r.State == backend.RunNeedsApproval, r.State == backend.RunPreparing, r.State == backend.RunRunning,
+			r.State == backend.RunApplying:
+			if err := e.interrupt(ctx, r); err != nil {
+				return err
+			}
+		default:
+			if err := e.requeue(ctx, r, p, known); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (e *Engine) interrupt(ctx context.Context, r store.RunRecord) error {
+	calls, err := e.store.Calls(ctx, r.ID)
+	if err != nil {
+		return err
+	}
+	_, err = e.store.Do(ctx, func(tx *store.Tx) error {
+		for _, c := range calls {
+			if c.Status.Terminal() {
+				continue
+			}
+			to := backend.CallFailed
+			if c.Status == backend.CallSuspended {
+				to = backend.CallCancelled
+			}
+			c.Status = to
+			c.Result, _ = json.Marshal(map[string]any{"content": "interrupted", "isError": true})
+			if err := tx.PutCall(c); err != nil {
+				return err
+			}
+			if _, err := tx.Append(r.ID, backend.EvToolResult, map[string]any{"toolCallId": c.ID, "status": to,
+				"content": "interrupted", "isError": true}); err != nil {
+				return err
+			}
+			if c.TicketID != "" {
+				if err := tx.CloseTicket(c.TicketID); err != nil {
+					return err
+				}
+			}
+		}
+		_, err := tx.Transition(r.ID, backend.RunFailed, "recovery", &store.End{
+			DoneReason: string(backend.FailRunInterrupted), Code: backend.FailRunInterrupted,
+			Message: "AgentHub stopped while this run was active"})
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("recover run %s: %w", r.ID, err)
+	}
+	return nil
+}
+
+func (e *Engine) requeue(ctx context.Context, r store.RunRecord, p Profile, known bool) error {
+	if !known {
+		_, err := e.store.Do(ctx, func(tx *store.Tx) error {
+			_, err := tx.Transition(r.ID, backend.RunFailed, "recovery", &store.End{
+				DoneReason: string(backend.FailRuntimeUnavailable), Code: backend.FailRuntimeUnavailable,
+				Message: "the run's profile is not configured"})
+			return err
+		})
+		return err
+	}
+	_, err := e.store.Do(ctx, func(tx *store.Tx) error {
+		for _, to := range []backend.RunState{backend.RunPlanned, backend.RunAccepted} {
+			if _, err := tx.Transition(r.ID, to, "re-enqueued after restart", nil); err != nil &&
+				r.State != backend.RunAccepted {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("requeue run %s: %w", r.ID, err)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	rc := e.newCtl(r, p)
+	w := e.lanes.enqueue(r.SessionID, r.ID)
+	e.spawn(rc, func() { rc.activate(w) })
+	return nil
+}
+
+// resumeWaiting rehydrates a waiting run from its suspension checkpoint.
+func (e *Engine) resumeWaiting(ctx context.Context, r store.RunRecord, p Profile) error {
+	_, raw, ok, err := e.store.LastCheckpoint(ctx, r.ID)
+	if err != nil || !ok {
+		return e.interrupt(ctx, r)
+	}
+	var ck ckState
+	if err := json.Unmarshal(raw, &ck); err != nil || ck.Cur == nil {
+		return e.interrupt(ctx, r)
+	}
+	msgs, err := e.store.Messages(ctx, r.SessionID)
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	rc := e.newCtl(r, p)
+	rc.st, rc.cur = ck.Stats, ck.Cur
+	rc.transcript, rc.msgCount = append(msgs, backend.Message{Role: backend.RoleUser, Text: r.Task}), len(msgs)
+	if len(msgs) > 0 && r.Task == "" {
+		rc.transcript = msgs
+	}
+	e.lanes.claim(r.SessionID, r.ID)
+	rc.holdsSession = true
+	rc.h = &handle{runID: r.ID, cancel: func() { rc.stop(errUserCancel) }}
+	_ = e.reg.register(r.SessionID, rc.h)
+	e.spawn(rc, func() {
+		defer close(rc.done)
+		rc.runEnd(rc.waitRecovered())
+	})
+	return nil
+}
+
+// waitRecovered waits in NeedsApproval without re-committing the state.
+func (rc *runCtl) waitRecovered() *ending {
+	var d store.StoredDecision
+	select {
+	case <-rc.ctx.Done():
+		end, _ := rc.cancelled()
+		return end
+	case d = <-rc.decisions:
+	}
+	if d.Kind == backend.RejectAndStop {
+		return rc.endFor(errRejectStop)
+	}
+	if err := rc.e.lanes.acquireGlobal(rc.ctx, rc.rec.ID, true); err != nil {
+		end, _ := rc.cancelled()
+		return end
+	}
+	rc.holdsGlobal = true
+	if err := rc.transition(backend.RunRunning, "decision "+d.DecisionID); err != nil {
+		return failed(backend.FailInternal, "could not record the run state")
+	}
+	rc.startClock()
+	if end := rc.apply(d); end != nil {
+		return end
+	}
+	return rc.loop()
+}

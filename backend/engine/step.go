@@ -1,0 +1,323 @@
+package engine
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"agenthub/backend"
+	"agenthub/backend/store"
+)
+
+// loop is the phase machine: StepStart → inference → tools → (wait) →
+// StepEnd, until an ending.
+func (rc *runCtl) loop() *ending {
+	for {
+		if rc.cur == nil || rc.cur.Written {
+			if end, ok := rc.cancelled(); ok {
+				return end
+			}
+			resp, end := rc.infer()
+			if end != nil {
+				return end
+			}
+			if len(resp.Calls) == 0 {
+				if end := rc.stepEnd(resp.Text); end != nil {
+					return end
+				}
+				return &ending{state: backend.RunCompleted, end: store.End{DoneReason: backend.DoneNatural}}
+			}
+			if end := rc.runTools(nil); end != nil {
+				return end
+			}
+		}
+		for rc.suspended() {
+			if end := rc.wait(); end != nil {
+				return end
+			}
+		}
+		if end := rc.stepEnd(rc.cur.Assistant.Text); end != nil {
+			return end
+		}
+	}
+}
+
+// infer is StepStart, BeforeInference, the inference and AfterInference.
+func (rc *runCtl) infer() (backend.ModelResponse, *ending) {
+	step := rc.st.Steps + 1
+	msgID := backend.NewID(backend.PrefixMessage)
+	req := backend.ModelRequest{Step: step, Messages: rc.transcript, Tools: rc.toolSpecs()}
+	resp, err := rc.p.Model.Stream(rc.ctx, req, func(text string) {
+		rc.e.store.Go(func(tx *store.Tx) error {
+			_, err := tx.Append(rc.rec.ID, backend.EvMessageDelta, map[string]string{"messageId": msgID, "text": text})
+			return err
+		}, rc.noteAsync)
+	})
+	if end, ok := rc.cancelled(); ok {
+		return resp, end
+	}
+	if err != nil {
+		return resp, rc.endFor(err)
+	}
+	if rc.asyncFailed() {
+		return resp, failed(backend.FailInternal, "could not record the model output")
+	}
+	rc.st.InputTokens += resp.Usage.InputTokens
+	rc.st.OutputTokens += resp.Usage.OutputTokens
+	rc.cur = &stepState{Step: step, Assistant: backend.Message{ID: msgID, Role: backend.RoleAssistant,
+		Text: resp.Text, Calls: resp.Calls}}
+	for _, c := range resp.Calls {
+		rc.cur.Calls = append(rc.cur.Calls, &callState{Req: c, Status: backend.CallNew})
+	}
+	err = rc.commit(func(tx *store.Tx) error {
+		if _, err := tx.Append(rc.rec.ID, backend.EvMessageCompleted, map[string]any{"messageId": msgID,
+			"role": backend.RoleAssistant, "text": resp.Text, "usage": resp.Usage}); err != nil {
+			return err
+		}
+		for i, c := range rc.cur.Calls {
+			if err := tx.PutCall(rc.callRow(c, i)); err != nil {
+				return err
+			}
+			if _, err := tx.Append(rc.rec.ID, backend.EvToolCall, map[string]any{"toolCallId": c.Req.ID,
+				"name": c.Req.Name, "arguments": c.Req.Arguments}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return resp, failed(backend.FailInternal, "could not record the step")
+	}
+	return resp, nil
+}
+
+func (rc *runCtl) noteAsync(_ []backend.Event, err error) {
+	if err != nil {
+		rc.mu.Lock()
+		rc.asyncErr = err
+		rc.mu.Unlock()
+	}
+}
+
+func (rc *runCtl) asyncFailed() bool {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return rc.asyncErr != nil
+}
+
+func (rc *runCtl) toolSpecs() []backend.ToolSpec {
+	var specs []backend.ToolSpec
+	for _, name := range rc.toolNames() {
+		if t, ok := rc.e.cfg.Tools[name]; ok {
+			specs = append(specs, t.Spec())
+		}
+	}
+	return specs
+}
+
+func (rc *runCtl) toolNames() []string {
+	if len(rc.p.Tools) > 0 {
+		return rc.p.Tools
+	}
+	var names []string
+	for n := range rc.e.cfg.Tools {
+		names = append(names, n)
+	}
+	return names
+}
+
+func (rc *runCtl) callRow(c *callState, idx int) store.Call {
+	row := store.Call{RunID: rc.rec.ID, ID: c.Req.ID, Step: rc.cur.Step, Index: idx, Name: c.Req.Name,
+		Arguments: c.Req.Arguments, Status: c.Status, ResumeMode: c.ResumeMode, TicketID: c.TicketID,
+		SubjectHash: c.Subject}
+	if c.Status.Terminal() {
+		row.Result, _ = json.Marshal(map[string]any{"content": c.Result, "isError": c.IsError})
+	}
+	return row
+}
+
+// setCall moves a call (TC1) and, for a terminal status, records its result
+// with run.tool.result.
+func (rc *runCtl) setCall(tx *store.Tx, c *callState, to backend.CallStatus, result string, isErr bool) error {
+	old := *c
+	c.Status = to
+	if to.Terminal() {
+		c.Result, c.IsError = result, isErr
+	}
+	idx := 0
+	for i, x := range rc.cur.Calls {
+		if x == c {
+			idx = i
+		}
+	}
+	if err := tx.PutCall(rc.callRow(c, idx)); err != nil {
+		*c = old
+		return err
+	}
+	if to.Terminal() {
+		_, err := tx.Append(rc.rec.ID, backend.EvToolResult, map[string]any{"toolCallId": c.Req.ID,
+			"status": to, "content": result, "isError": isErr})
+		return err
+	}
+	return nil
+}
+
+func (rc *runCtl) suspended() bool {
+	if rc.cur == nil {
+		return false
+	}
+	for _, c := range rc.cur.Calls {
+		if c.Status == backend.CallSuspended {
+			return true
+		}
+	}
+	return false
+}
+
+// runTools is ToolGate → BeforeToolExecute → execute → AfterToolExecute for
+// every New call, serially in call order (Sequential executor, GT1, GT3).
+func (rc *runCtl) runTools(_ []int) *ending {
+	for i, c := range rc.cur.Calls {
+		if c.Status != backend.CallNew {
+			continue
+		}
+		end, stopBatch := rc.gateAndRun(c)
+		if end != nil {
+			return end
+		}
+		if stopBatch {
+			return rc.backfill(i+1, "interrupted")
+		}
+	}
+	return nil
+}
+
+// backfill fails every New call from index i on (GT4, GT8).
+func (rc *runCtl) backfill(from int, text string) *ending {
+	err := rc.commit(func(tx *store.Tx) error {
+		for _, c := range rc.cur.Calls[from:] {
+			if c.Status == backend.CallNew {
+				if err := rc.setCall(tx, c, backend.CallFailed, text, true); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return failed(backend.FailInternal, "could not record the tool results")
+	}
+	return nil
+}
+
+// gateAndRun gates one call and executes it when allowed. stopBatch is true
+// when the rest of the batch must not start.
+func (rc *runCtl) gateAndRun(c *callState) (end *ending, stopBatch bool) {
+	tool, ok := rc.e.cfg.Tools[c.Req.Name]
+	if !ok || !contains(rc.toolNames(), c.Req.Name) {
+		return rc.finish(c, backend.CallFailed, fmt.Sprintf("tool '%s' not found", c.Req.Name), true), false
+	}
+	if !json.Valid(c.Req.Arguments) {
+		return rc.finish(c, backend.CallFailed, "invalid arguments: not valid JSON", true), false
+	}
+	action, err := tool.Action(rc.ctx, rc.env(), c.Req.Arguments)
+	if err != nil {
+		return rc.finish(c, backend.CallFailed, toolError(err), true), false
+	}
+	if action != nil {
+		res := rc.e.cfg.Gate.Evaluate(rc.ctx, backend.GateRequest{RunID: rc.rec.ID,
+			WorkspaceID: rc.rec.WorkspaceID, Tool: c.Req.Name, Action: *action})
+		switch res.Verdict {
+		case backend.Deny:
+			if end := rc.finish(c, backend.CallFailed, "permission_denied: "+res.Reason, true); end != nil {
+				return end, true
+			}
+			if end := rc.backfill(0, "interrupted"); end != nil {
+				return end, true
+			}
+			return failed(backend.FailPermissionDenied, "the policy denied "+string(action.Kind)), true
+		case backend.Ask:
+			return rc.ask(c, *action, res), false
+		}
+	}
+	return rc.execute(tool, c, action, nil)
+}
+
+func toolError(err error) string {
+	var be *backend.Error
+	if errors.As(err, &be) {
+		return string(be.Code) + ": " + be.Message
+	}
+	return err.Error()
+}
+
+func (rc *runCtl) finish(c *callState, to backend.CallStatus, text string, isErr bool) *ending {
+	if err := rc.commit(func(tx *store.Tx) error { return rc.setCall(tx, c, to, text, isErr) }); err != nil {
+		return failed(backend.FailInternal, "could not record the tool result")
+	}
+	return nil
+}
+
+func (rc *runCtl) env() backend.ToolEnv {
+	root := ""
+	if rc.e.cfg.Roots != nil {
+		root, _ = rc.e.cfg.Roots(rc.rec.WorkspaceID)
+	}
+	return backend.ToolEnv{RunID: rc.rec.ID, SessionID: rc.rec.SessionID, WorkspaceID: rc.rec.WorkspaceID,
+		WorkspaceRoot: root,
+		Track: func(s backend.Stopper) {
+			rc.mu.Lock()
+			rc.stoppers = append(rc.stoppers, s)
+			rc.mu.Unlock()
+			if rc.ctx.Err() != nil {
+				go s.Stop(rc.e.cfg.Grace)
+			}
+		},
+		Emit: func(typ backend.EventType, payload any) {
+			rc.commitLog(func(tx *store.Tx) error { _, err := tx.Append(rc.rec.ID, typ, payload); return err })
+		}}
+}
+
+// execute runs one call (Running → result), inside Applying when it is a
+// gated action.
+func (rc *runCtl) execute(tool backend.Tool, c *callState, action *backend.GatedAction,
+	resume json.RawMessage) (*ending, bool) {
+	gated := action != nil && action.Kind != backend.ActionRead
+	err := rc.commit(func(tx *store.Tx) error {
+		if gated {
+			if _, err := tx.Transition(rc.rec.ID, backend.RunApplying, "gated action "+c.Req.ID, nil); err != nil {
+				return err
+			}
+		}
+		return rc.setCall(tx, c, backend.CallRunning, "", false)
+	})
+	if err != nil {
+		return failed(backend.FailInternal, "could not record the call"), true
+	}
+	res, err := tool.Execute(rc.ctx, rc.env(), backend.ToolInput{CallID: c.Req.ID, Arguments: c.Req.Arguments,
+		ResumeInput: resume})
+	c.Executed = true
+	var end *ending
+	stop := false
+	err = rc.commit(func(tx *store.Tx) error {
+		if gated {
+			if _, err := tx.Transition(rc.rec.ID, backend.RunRunning, "gated action finished", nil); err != nil {
+				return err
+			}
+		}
+		switch {
+		case err != nil:
+			return rc.setCall(tx, c, backend.CallFailed, toolError(err), true)
+		case res.Suspend != nil:
+			stop = true
+			return rc.suspendTx(tx, c, inputTicket(c, res.Suspend))
+		case res.IsError:
+			return rc.setCall(tx, c, backend.CallFailed, res.Content, true)
+		}
+		return rc.setCall(tx, c, backend.CallSucceeded, res.Content, false)
+	})
+	if err != nil {
+		end = failed(backend.FailInternal, "could not record the tool result")
+	}
+	return end, stop
+}
