@@ -73,11 +73,14 @@ func (d *differ) diff(a0, a1, b0, b1, depth int) {
 		d.emit(a0, a1, b0, b1)
 		return
 	}
-	var anchors [][2]int
-	if depth < maxDepth {
-		anchors = d.anchors(a0, a1, b0, b1)
+	anchors, common := d.anchors(a0, a1, b0, b1)
+	if !common {
+		// No line of one side occurs on the other: replacing the whole
+		// region is the exact answer, not a fallback.
+		d.emit(a0, a1, b0, b1)
+		return
 	}
-	if len(anchors) == 0 {
+	if len(anchors) == 0 || depth >= maxDepth {
 		d.myers(a0, a1, b0, b1)
 		return
 	}
@@ -90,8 +93,9 @@ func (d *differ) diff(a0, a1, b0, b1, depth int) {
 }
 
 // anchors returns the longest increasing sequence (by position in b) of the
-// lines unique in both ranges, as (a index, b index) pairs in order.
-func (d *differ) anchors(a0, a1, b0, b1 int) [][2]int {
+// lines unique in both ranges, as (a index, b index) pairs in order, and
+// whether the ranges share any line at all.
+func (d *differ) anchors(a0, a1, b0, b1 int) ([][2]int, bool) {
 	for i := a0; i < a1; i++ {
 		id := d.a[i]
 		d.countA[id]++
@@ -103,8 +107,10 @@ func (d *differ) anchors(a0, a1, b0, b1 int) [][2]int {
 		d.posB[id] = int32(j)
 	}
 	var pairs [][2]int
+	common := false
 	for i := a0; i < a1; i++ {
 		id := d.a[i]
+		common = common || d.countB[id] > 0
 		if d.countA[id] == 1 && d.countB[id] == 1 {
 			pairs = append(pairs, [2]int{i, int(d.posB[id])})
 		}
@@ -115,7 +121,7 @@ func (d *differ) anchors(a0, a1, b0, b1 int) [][2]int {
 	for j := b0; j < b1; j++ {
 		d.countB[d.b[j]] = 0
 	}
-	return longestIncreasing(pairs)
+	return longestIncreasing(pairs), common
 }
 
 // longestIncreasing is patience sorting over pairs already ordered by a index:

@@ -21,8 +21,9 @@ const (
 // change block and marks what differs between them. It returns false when
 // the deadline stopped it (the remaining lines keep no spans).
 func addWordSpans(hunks []Hunk, deadline time.Time) bool {
-	dmp := diffmatchpatch.New()
-	dmp.DiffTimeout = 0 // lines are short; the file deadline is checked per pair
+	w := &worder{dmp: diffmatchpatch.New(), ids: map[string]rune{}}
+	w.dmp.DiffTimeout = 0 // lines are short; the file deadline is checked per pair
+	pairs := 0
 	for h := range hunks {
 		lines := hunks[h].Lines
 		for i := 0; i < len(lines); {
@@ -39,54 +40,183 @@ func addWordSpans(hunks []Hunk, deadline time.Time) bool {
 				i++
 			}
 			for k := 0; k < a0-d0 && a0+k < i; k++ {
-				if time.Now().After(deadline) {
+				// Reading the clock per pair costs more than most pairs.
+				if pairs++; pairs%64 == 0 && time.Now().After(deadline) {
 					return false
 				}
-				lines[d0+k].Spans, lines[a0+k].Spans = wordSpans(dmp, lines[d0+k].Text, lines[a0+k].Text)
+				lines[d0+k].Spans, lines[a0+k].Spans = w.spans(lines[d0+k].Text, lines[a0+k].Text)
 			}
 		}
 	}
 	return true
 }
 
-// wordSpans diffs two lines token by token (words, runs of spaces, single
-// other characters) and returns the changed spans of each.
-func wordSpans(dmp *diffmatchpatch.DiffMatchPatch, a, b string) ([]Span, []Span) {
+// worder diffs line pairs token by token, reusing its buffers across pairs.
+type worder struct {
+	dmp    *diffmatchpatch.DiffMatchPatch
+	ids    map[string]rune
+	ta, tb []string
+	ops    []tokOp
+	table  []uint16
+}
+
+// tokOp is one step of a token edit script: n tokens equal, deleted or inserted.
+type tokOp struct {
+	op diffmatchpatch.Operation
+	n  int
+}
+
+// spans diffs two lines token by token (words, runs of spaces, single other
+// characters) and returns the changed spans of each.
+func (w *worder) spans(a, b string) ([]Span, []Span) {
 	if len(a) > maxWordLine || len(b) > maxWordLine || a == b {
 		return nil, nil
 	}
-	ta, tb := tokenize(a), tokenize(b)
-	ids := map[string]rune{}
-	ra, rb := tokenRunes(ta, ids), tokenRunes(tb, ids)
-	diffs := dmp.DiffCleanupSemantic(dmp.DiffMainRunes(ra, rb, false))
+	w.ta, w.tb = tokenize(w.ta[:0], a), tokenize(w.tb[:0], b)
+	ta, tb := w.ta, w.tb
+	p := 0
+	for p < len(ta) && p < len(tb) && ta[p] == tb[p] {
+		p++
+	}
+	q := 0
+	for q < len(ta)-p && q < len(tb)-p && ta[len(ta)-1-q] == tb[len(tb)-1-q] {
+		q++
+	}
+	w.ops = append(w.ops[:0], tokOp{diffmatchpatch.DiffEqual, p})
+	midA, midB := ta[p:len(ta)-q], tb[p:len(tb)-q]
+	if len(midA) == 0 || len(midB) == 0 || (len(midA) == 1 && len(midB) == 1) {
+		// Only go-diff can align anything inside; here nothing is left to align.
+		w.ops = append(w.ops, tokOp{diffmatchpatch.DiffDelete, len(midA)}, tokOp{diffmatchpatch.DiffInsert, len(midB)})
+	} else if len(midA)*len(midB) <= maxTable {
+		w.lcs(midA, midB)
+	} else {
+		clear(w.ids)
+		ra, rb := tokenRunes(midA, w.ids), tokenRunes(midB, w.ids)
+		for _, d := range w.dmp.DiffCleanupSemantic(w.dmp.DiffMainRunes(ra, rb, false)) {
+			w.ops = append(w.ops, tokOp{d.Type, utf8.RuneCountInString(d.Text)})
+		}
+	}
+	w.ops = append(w.ops, tokOp{diffmatchpatch.DiffEqual, q})
+	absorbSpaces(w.ops, ta)
+	return spansOf(w.ops, ta, tb, a, b)
+}
+
+// maxTable bounds the LCS table; larger middles go to go-diff. Most changed
+// lines have a few dozen tokens, where a table beats go-diff's string-based
+// machinery by an order of magnitude.
+const maxTable = 64 * 64
+
+// lcs appends the edit script of a longest common token subsequence of a and
+// b to w.ops (deletions before insertions within a change).
+func (w *worder) lcs(a, b []string) {
+	n, m := len(a), len(b)
+	if cap(w.table) < (n+1)*(m+1) {
+		w.table = make([]uint16, (n+1)*(m+1))
+	}
+	t := w.table[:(n+1)*(m+1)]
+	// t[i*(m+1)+j] is the LCS length of a[i:] and b[j:].
+	for i := n; i >= 0; i-- {
+		for j := m; j >= 0; j-- {
+			switch {
+			case i == n || j == m:
+				t[i*(m+1)+j] = 0
+			case a[i] == b[j]:
+				t[i*(m+1)+j] = t[(i+1)*(m+1)+j+1] + 1
+			default:
+				t[i*(m+1)+j] = max(t[(i+1)*(m+1)+j], t[i*(m+1)+j+1])
+			}
+		}
+	}
+	i, j := 0, 0
+	for i < n || j < m {
+		switch {
+		case i < n && j < m && a[i] == b[j]:
+			w.push(diffmatchpatch.DiffEqual)
+			i, j = i+1, j+1
+		case j == m || (i < n && t[(i+1)*(m+1)+j] >= t[i*(m+1)+j+1]):
+			w.push(diffmatchpatch.DiffDelete)
+			i++
+		default:
+			w.push(diffmatchpatch.DiffInsert)
+			j++
+		}
+	}
+}
+
+func (w *worder) push(op diffmatchpatch.Operation) {
+	if n := len(w.ops); n > 0 && w.ops[n-1].op == op {
+		w.ops[n-1].n++
+		return
+	}
+	w.ops = append(w.ops, tokOp{op, 1})
+}
+
+// absorbSpaces turns an equal run made only of spaces between two changes
+// into a change, so "a b" → "c d" shows one span instead of two with a
+// highlighted gap; the edit script stays valid (n deleted, n inserted).
+func absorbSpaces(ops []tokOp, ta []string) {
+	i := 0
+	for k, o := range ops {
+		if o.op == diffmatchpatch.DiffEqual && k > 0 && k < len(ops)-1 && o.n > 0 && allSpace(ta[i:i+o.n]) &&
+			ops[k-1].op != diffmatchpatch.DiffEqual && ops[k+1].op != diffmatchpatch.DiffEqual {
+			ops[k].op = absorbed
+		}
+		if o.op != diffmatchpatch.DiffInsert {
+			i += o.n
+		}
+	}
+}
+
+// absorbed marks an equal run shown as changed on both sides.
+const absorbed diffmatchpatch.Operation = 100
+
+func allSpace(toks []string) bool {
+	for _, t := range toks {
+		if strings.TrimSpace(t) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// spansOf walks a token edit script and converts it to UTF-16 spans, or to
+// none when the lines share too little for highlighting to help.
+func spansOf(ops []tokOp, ta, tb []string, a, b string) ([]Span, []Span) {
 	var sa, sb []Span
 	var shared int
 	i, j := 0, 0   // token indexes
 	ua, ub := 0, 0 // UTF-16 offsets
-	for _, d := range diffs {
-		n := utf8.RuneCountInString(d.Text)
-		switch d.Type {
+	for _, o := range ops {
+		switch o.op {
 		case diffmatchpatch.DiffEqual:
-			for k := 0; k < n; k++ {
+			for k := 0; k < o.n; k++ {
 				shared += len(strings.TrimSpace(ta[i+k]))
 				ua += utf16Len(ta[i+k])
 				ub += utf16Len(tb[j+k])
 			}
-			i, j = i+n, j+n
+			i, j = i+o.n, j+o.n
+		case absorbed:
+			startA, startB := ua, ub
+			for k := 0; k < o.n; k++ {
+				ua += utf16Len(ta[i+k])
+				ub += utf16Len(tb[j+k])
+			}
+			sa, sb = addSpan(sa, startA, ua), addSpan(sb, startB, ub)
+			i, j = i+o.n, j+o.n
 		case diffmatchpatch.DiffDelete:
 			start := ua
-			for k := 0; k < n; k++ {
+			for k := 0; k < o.n; k++ {
 				ua += utf16Len(ta[i+k])
 			}
 			sa = addSpan(sa, start, ua)
-			i += n
+			i += o.n
 		case diffmatchpatch.DiffInsert:
 			start := ub
-			for k := 0; k < n; k++ {
+			for k := 0; k < o.n; k++ {
 				ub += utf16Len(tb[j+k])
 			}
 			sb = addSpan(sb, start, ub)
-			j += n
+			j += o.n
 		}
 	}
 	if len(sa) == 0 || len(sb) == 0 {
@@ -110,8 +240,7 @@ func addSpan(spans []Span, start, end int) []Span {
 	return append(spans, Span{Start: start, End: end})
 }
 
-func tokenize(s string) []string {
-	var toks []string
+func tokenize(toks []string, s string) []string {
 	for len(s) > 0 {
 		r, size := utf8.DecodeRuneInString(s)
 		n := size
