@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -106,4 +107,70 @@ func TestGoldenCasesApply(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMultiFilePatch applies one patch holding an added, a deleted, a renamed
+// and edited, a mode-changed and a modified file with both real tools.
+func TestMultiFilePatch(t *testing.T) {
+	requireTools(t)
+	var pairs []pair
+	for _, p := range goldenCases() {
+		if p.name != "binary" && p.name != "rename-with-edit" {
+			pairs = append(pairs, p)
+		}
+	}
+	pairs = append(pairs, pair{"rename", Side{Path: "old name.go", Content: []byte("x\n")},
+		Side{Path: "renamed/name.go", Content: []byte("x\ny\n")}})
+	seen := map[string]bool{}
+	var files []FileDiff
+	var olds, news []Side
+	for _, p := range pairs {
+		if seen[p.old.Path] || seen[p.new.Path] {
+			continue // one change per path in a single patch
+		}
+		seen[p.old.Path], seen[p.new.Path] = p.old.Path != "", p.new.Path != ""
+		files = append(files, mustDiff(t, p.old, p.new, Options{}))
+		olds, news = append(olds, p.old), append(news, p.new)
+	}
+	patch := Unified(files...)
+	for _, tool := range externals {
+		dir := t.TempDir()
+		for _, s := range olds {
+			if s.Path != "" {
+				writeSide(t, dir, s)
+			}
+		}
+		patchFile := filepath.Join(t.TempDir(), "all.patch")
+		if err := os.WriteFile(patchFile, patch, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		argv := tool.argv(patchFile)
+		run(t, dir, argv...)
+		run(t, dir, slicesWithout(argv, "--check", "--dry-run")...)
+		for i, s := range news {
+			if s.Path == "" {
+				if _, err := os.Stat(filepath.Join(dir, olds[i].Path)); !os.IsNotExist(err) {
+					t.Errorf("%s: %s not deleted", tool.name, olds[i].Path)
+				}
+				continue
+			}
+			got, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(s.Path)))
+			if err != nil || !bytes.Equal(got, s.Content) {
+				t.Errorf("%s: %s = %q (%v), want %q", tool.name, s.Path, got, err, s.Content)
+			}
+		}
+	}
+	if len(files) < 8 {
+		t.Fatalf("only %d files in the patch", len(files))
+	}
+}
+
+func slicesWithout(argv []string, drop ...string) []string {
+	var out []string
+	for _, a := range argv {
+		if !slices.Contains(drop, a) {
+			out = append(out, a)
+		}
+	}
+	return out
 }

@@ -185,6 +185,8 @@ func checkOwnApply(t *testing.T, p pair, fd FileDiff) {
 			t.Fatalf("own apply (%s) differs:\n%s", name, cmp.Diff(string(p.new.Content), string(got)))
 		}
 	}
+	checkNumbering(t, fd)
+	checkLinesAt(t, fd, p.old.Content, p.new.Content)
 	if !bytes.Equal(Unified(back), Unified(fd)) {
 		t.Fatal("unified text changed after a JSON round trip")
 	}
@@ -223,6 +225,8 @@ func TestSelectProperty(t *testing.T) {
 		if !bytes.Equal(got, want) {
 			t.Fatalf("%s keep %v:\n%s", p.name, keep, cmp.Diff(string(want), string(got)))
 		}
+		checkNumbering(t, sel)
+		checkLinesAt(t, sel, p.old.Content, got)
 		if p.old.Path == p.new.Path && p.old.Mode == p.new.Mode && len(keep) > 0 {
 			viaGit, _ := applyExternal(t, externals[0], pair{old: p.old, new: Side{Path: p.old.Path}}, Unified(sel))
 			if !bytes.Equal(viaGit, want) {
@@ -262,4 +266,21 @@ func applyHunksByHand(old []byte, hunks []Hunk, keep []int) []byte {
 		out = append(out, lines[cur]...)
 	}
 	return out
+}
+
+// checkLinesAt verifies every line number against the real files: old
+// numbers index the old content, new numbers the result.
+func checkLinesAt(t *testing.T, fd FileDiff, old, new []byte) {
+	t.Helper()
+	ol, nl := splitLines(string(old)), splitLines(string(new))
+	for hi, h := range fd.Hunks {
+		for _, l := range h.Lines {
+			if l.Old > 0 && (l.Old > len(ol) || ol[l.Old-1] != l.exact()) {
+				t.Fatalf("hunk %d: old line %d is not %q", hi, l.Old, l.exact())
+			}
+			if l.New > 0 && (l.New > len(nl) || nl[l.New-1] != l.exact()) {
+				t.Fatalf("hunk %d: new line %d is not %q", hi, l.New, l.exact())
+			}
+		}
+	}
 }

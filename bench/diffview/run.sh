@@ -1,0 +1,28 @@
+#!/bin/sh
+# Runs the diffview benchmarks (in-process diff + unified text, `git diff
+# --no-index` as a whole process, and go-diff's plain line mode, all in the
+# same run) and prints how many times faster diffview is than git, by wall
+# time and by CPU time per op (steadier on a shared machine).
+#
+# Usage: bench/diffview/run.sh [benchtime]   (default 10x; e.g. 2s)
+set -eu
+cd "$(dirname "$0")/../.."
+benchtime="${1:-10x}"
+out="$(go test -run '^$' -bench '^BenchmarkDiff$' -benchtime "$benchtime" -count 1 ./diffview/)"
+printf '%s\n' "$out"
+printf '%s\n' "$out" | awk '
+/^BenchmarkDiff\// {
+	split($1, parts, "/"); name = parts[2]; impl = parts[3]; sub(/-[0-9]+$/, "", impl)
+	wall[name "/" impl] = $3
+	for (i = 4; i < NF; i++) if ($(i + 1) == "cpu-ms/op") cpu[name "/" impl] = $i
+	if (!(name in seen)) { seen[name] = 1; order[++n] = name }
+}
+END {
+	printf "\n%-18s %12s %12s %10s %10s\n", "case", "diffview ms", "git ms", "wall x", "cpu x"
+	for (k = 1; k <= n; k++) {
+		c = order[k]; d = wall[c "/diffview"]; g = wall[c "/git-diff-no-index"]
+		if (d == "" || g == "") continue
+		cx = (cpu[c "/diffview"] > 0) ? cpu[c "/git-diff-no-index"] / cpu[c "/diffview"] : 0
+		printf "%-18s %12.1f %12.1f %9.2fx %9.2fx\n", c, d / 1e6, g / 1e6, g / d, cx
+	}
+}'
