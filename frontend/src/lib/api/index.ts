@@ -55,3 +55,4 @@ export function useApi(): Api {
 }
 
 export const API_CONTEXT_KEY = KEY;
+export { followEvents, type Follower, type FollowOptions } from './follow';

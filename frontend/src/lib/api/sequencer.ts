@@ -37,6 +37,16 @@ export class Sequencer {
     return this.tracks.get(runId)?.last ?? 0;
   }
 
+  /**
+   * Re-reads every tracked run after its last sequence. Call it when a live
+   * stream reconnects: the all-runs stream does not resume by itself
+   * (app/httpapi: its cursor is ignored), so what happened while it was down
+   * comes from runs.events.
+   */
+  resync(): void {
+    for (const [runId, t] of this.tracks) this.fill(runId, t);
+  }
+
   push(batch: RunEvent[]): void {
     const byRun = new Map<string, RunEvent[]>();
     for (const ev of batch) {

@@ -1,0 +1,38 @@
+// followEvents: live events of every run, in order, exactly once, across
+// reconnects, on either transport. This is what state classes use; they never
+// see the raw stream.
+import type { Api, StreamHandlers } from './contract';
+import type { ApiError } from './error';
+import { Sequencer } from './sequencer';
+import type { RunEvent } from './types';
+
+export interface FollowOptions {
+  deliver(runId: string, events: RunEvent[]): void;
+  onStatus?: StreamHandlers['onStatus'];
+  onError?(err: ApiError | unknown): void;
+}
+
+export interface Follower {
+  /** Declares that the caller holds events 1..last of runId (e.g. after a page load). */
+  track(runId: string, last: number): void;
+  last(runId: string): number;
+  stop(): void;
+}
+
+export function followEvents(api: Pick<Api, 'events' | 'runs'>, o: FollowOptions): Follower {
+  const seq = new Sequencer({ runs: api.runs, deliver: o.deliver, onError: o.onError });
+  let interrupted = false;
+  const stop = api.events.subscribe({
+    onEvents: (batch) => seq.push(batch),
+    onStatus(status) {
+      if (status === 'reconnecting') interrupted = true;
+      if (status === 'open' && interrupted) {
+        interrupted = false;
+        seq.resync();
+      }
+      o.onStatus?.(status);
+    },
+    onError: o.onError,
+  });
+  return { track: (r, n) => seq.track(r, n), last: (r) => seq.last(r), stop };
+}
