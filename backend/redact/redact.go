@@ -149,10 +149,29 @@ func (r *Redactor) pass(s string) string {
 			s = rep.Replace(s)
 		}
 	}
+	// A private key block spans lines; every other format fits on one line,
+	// and short lines keep the regexp engine on its fast backtracking path.
+	s = rules[0].apply(s, s)
+	if !strings.Contains(s, "\n") {
+		return applyLine(s)
+	}
+	lines := strings.SplitAfter(s, "\n")
+	changed := false
+	for i, ln := range lines {
+		if out := applyLine(ln); out != ln {
+			lines[i], changed = out, true
+		}
+	}
+	if !changed {
+		return s
+	}
+	return strings.Join(lines, "")
+}
+
+func applyLine(s string) string {
 	lower := strings.ToLower(s)
-	for i := range rules {
-		next := rules[i].apply(s, lower)
-		if next != s {
+	for i := 1; i < len(rules); i++ {
+		if next := rules[i].apply(s, lower); next != s {
 			s, lower = next, strings.ToLower(next)
 		}
 	}
