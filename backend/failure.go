@@ -30,6 +30,7 @@ const (
 	CodeApprovalStale           FailureCode = "approval_stale"
 	CodeUnauthorized            FailureCode = "unauthorized"
 	CodeConflict                FailureCode = "conflict"
+	CodeNotReady                FailureCode = "not_ready"
 )
 
 // Recovery is the first recovery action for each code (FC1), in English; the
@@ -52,6 +53,7 @@ var Recovery = map[FailureCode]string{
 	CodeApprovalStale:           "Reload the approval and decide on what is shown now.",
 	CodeUnauthorized:            "Open the URL printed by `agenthub serve`, which carries the token.",
 	CodeConflict:                "Reload and try again.",
+	CodeNotReady:                "Wait a moment for AgentHub to finish starting; if it persists, restart it.",
 }
 
 // Error carries a stable code and a message safe to show (no secrets, no
@@ -60,6 +62,7 @@ type Error struct {
 	Code    FailureCode
 	Message string // safe to show
 	Detail  string // optional stable sub-code, e.g. "approval_drift"
+	Next    string // optional: overrides the code's default recovery step
 	Err     error  // internal cause; never shown
 }
 

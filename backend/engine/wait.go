@@ -54,7 +54,7 @@ func inputTicket(c *callState, s *backend.Suspension) store.Ticket {
 	return store.Ticket{TicketKind: "input", ResumeMode: mode, ApprovalRequest: backend.ApprovalRequest{
 		ID: backend.NewID(backend.PrefixApproval), ToolCallID: c.Req.ID, Kind: "input", Title: s.Title,
 		Preview: s.Preview, Risk: backend.RiskLow, Subject: subject, SubjectHash: hash,
-		Enforcement: string(backend.Enforced),
+		Enforcement:      string(backend.Enforced),
 		DecisionsOffered: []backend.DecisionKind{backend.ApproveOnce, backend.RejectAndTell, backend.RejectAndStop}}}
 }
 
@@ -265,5 +265,3 @@ func (e *Engine) Decide(ctx context.Context, d backend.Decision) (string, error)
 	}
 	return string(sd.Outcome), nil
 }
-
-

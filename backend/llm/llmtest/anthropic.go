@@ -35,6 +35,12 @@ func writeAnthropic(w http.ResponseWriter, flush func(), t Turn, model string) {
 		sse(w, "content_block_stop", map[string]any{"type": "content_block_stop", "index": block})
 		block++
 	}
+	if t.StreamError != "" {
+		sse(w, "error", map[string]any{"type": "error",
+			"error": map[string]any{"type": "overloaded_error", "message": t.StreamError}})
+		flush()
+		return
+	}
 	if t.Malformed {
 		_, _ = io.WriteString(w, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":\n\n")
 		flush()

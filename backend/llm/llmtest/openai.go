@@ -33,6 +33,11 @@ func writeOpenAI(w http.ResponseWriter, flush func(), t Turn, model string) {
 	if t.Hang {
 		return
 	}
+	if t.StreamError != "" {
+		sse(w, "", map[string]any{"error": map[string]any{"message": t.StreamError, "type": "server_error"}})
+		flush()
+		return
+	}
 	for i, c := range t.Calls {
 		start := map[string]any{"index": i, "id": c.ID, "type": "function",
 			"function": map[string]any{"name": c.Name, "arguments": ""}}

@@ -48,6 +48,9 @@ type Turn struct {
 	Truncate bool
 	// Hang streams the text, then waits until the client goes away.
 	Hang bool
+	// StreamError, after the text, sends an in-band error event whose
+	// message is this text, and ends the stream.
+	StreamError string
 }
 
 // Request is a request the server received.
