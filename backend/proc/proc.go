@@ -1,0 +1,120 @@
+// Package proc is the only package that starts processes. Every child runs
+// in its own process group, so a timeout or a cancel stops the whole tree it
+// spawned; output is capped so a chatty child cannot exhaust memory.
+//
+// It must not interpret what a child prints: callers parse output.
+package proc
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// Spec describes one run of a command.
+type Spec struct {
+	Path      string        // absolute path of the executable
+	Args      []string      // arguments, without the program name
+	Dir       string        // working directory; empty means the current one
+	Env       []string      // the whole environment; nil means an empty one
+	Timeout   time.Duration // zero means no limit beyond ctx
+	MaxOutput int           // bytes kept of stdout and of stderr each; zero means DefaultMaxOutput
+}
+
+// DefaultMaxOutput caps each captured stream.
+const DefaultMaxOutput = 1 << 20
+
+// gracePeriod is how long a child has to exit after SIGTERM before the
+// whole group gets SIGKILL.
+const gracePeriod = 2 * time.Second
+
+// ErrTimeout reports that a command ran past its Spec.Timeout.
+var ErrTimeout = errors.New("command timed out")
+
+// Result is what a finished command left behind.
+type Result struct {
+	Stdout, Stderr []byte
+	ExitCode       int
+	Truncated      bool // some output was dropped at MaxOutput
+}
+
+// Output runs spec to completion. A non-zero exit is not an error: the code
+// is in the result. Timeout and cancellation stop the whole process group.
+func Output(ctx context.Context, spec Spec) (Result, error) {
+	if spec.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, spec.Timeout)
+		defer cancel()
+	}
+	limit := spec.MaxOutput
+	if limit <= 0 {
+		limit = DefaultMaxOutput
+	}
+	stdout, stderr := &capped{limit: limit}, &capped{limit: limit}
+	cmd := command(ctx, spec)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	err := cmd.Run()
+	res := Result{Stdout: stdout.buf.Bytes(), Stderr: stderr.buf.Bytes(), Truncated: stdout.dropped || stderr.dropped}
+	if cmd.ProcessState != nil {
+		res.ExitCode = cmd.ProcessState.ExitCode()
+	}
+	var exit *exec.ExitError
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded) && spec.Timeout > 0:
+		return res, fmt.Errorf("%s after %s: %w", spec.Path, spec.Timeout, ErrTimeout)
+	case ctx.Err() != nil:
+		return res, fmt.Errorf("%s: %w", spec.Path, ctx.Err())
+	case errors.As(err, &exit):
+		return res, nil
+	case err != nil:
+		return res, fmt.Errorf("run %s: %w", spec.Path, err)
+	}
+	return res, nil
+}
+
+// command builds an exec.Cmd in its own process group whose cancellation
+// terminates the group, then kills it after the grace period.
+func command(ctx context.Context, spec Spec) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, spec.Path, spec.Args...)
+	cmd.Dir = spec.Dir
+	cmd.Env = spec.Env
+	if cmd.Env == nil {
+		cmd.Env = []string{}
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return signalGroup(cmd, syscall.SIGTERM) }
+	cmd.WaitDelay = gracePeriod
+	return cmd
+}
+
+// signalGroup signals the child's whole process group; after WaitDelay the
+// standard library kills only the leader, so the group is killed here too.
+func signalGroup(cmd *exec.Cmd, sig syscall.Signal) error {
+	pgid := cmd.Process.Pid
+	err := syscall.Kill(-pgid, sig)
+	time.AfterFunc(gracePeriod, func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) })
+	return err
+}
+
+// capped keeps the first limit bytes written and counts the rest as dropped.
+type capped struct {
+	buf     bytes.Buffer
+	limit   int
+	dropped bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	room := c.limit - c.buf.Len()
+	if room < len(p) {
+		c.dropped = true
+		if room > 0 {
+			c.buf.Write(p[:room])
+		}
+		return len(p), nil
+	}
+	return c.buf.Write(p)
+}
