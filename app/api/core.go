@@ -1,0 +1,117 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os/user"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"agenthub/backend"
+	"agenthub/backend/store"
+)
+
+// Config says where the data lives and which surface the user acts through.
+type Config struct {
+	Home    string          // data directory (absolute)
+	Version string          // build version
+	Surface backend.Surface // window | browser | cli
+}
+
+// Core owns the opened services. Facades are thin views over it.
+type Core struct {
+	cfg   Config
+	store *store.Store
+	// opened is closed once Open has finished, with openErr its outcome.
+	opened   chan struct{}
+	openOnce sync.Once
+	openErr  error
+	actor    string
+	log      *slog.Logger
+
+	// PickDirectory opens the native directory dialog; only the window sets it.
+	PickDirectory func() (string, error)
+}
+
+// DBFile is the SQLite database's name inside the data directory.
+const DBFile = "agenthub.db"
+
+// New returns an unopened core; facades may be built over it before Open,
+// which the window does so that its single-instance check runs before the
+// database is touched.
+func New(cfg Config) *Core {
+	return &Core{cfg: cfg, actor: osUser(), log: slog.Default(), opened: make(chan struct{})}
+}
+
+// Open prepares the data directory and opens the store (running migrations).
+func Open(ctx context.Context, cfg Config) (*Core, error) {
+	c := New(cfg)
+	return c, c.Open(ctx)
+}
+
+// Open prepares the data directory and opens the store. Calls that arrive
+// before it finishes wait for it (see [Core.db]).
+func (c *Core) Open(ctx context.Context) error {
+	err := c.open(ctx)
+	c.openOnce.Do(func() {
+		c.openErr = err
+		close(c.opened)
+	})
+	return err
+}
+
+func (c *Core) open(ctx context.Context) error {
+	if err := EnsureHome(c.cfg.Home); err != nil {
+		return err
+	}
+	st, err := store.Open(ctx, filepath.Join(c.cfg.Home, DBFile))
+	if err != nil {
+		return fmt.Errorf("open the database in %s: %w", DisplayPath(c.cfg.Home), err)
+	}
+	c.store = st
+	return nil
+}
+
+// Close releases the store.
+func (c *Core) Close() error {
+	if c.store == nil {
+		return nil
+	}
+	return c.store.Close()
+}
+
+// Store exposes the store to sibling transports (httpapi, cli).
+func (c *Core) Store() *store.Store { return c.store }
+
+// openWait bounds how long a call waits for the database to open.
+const openWait = 30 * time.Second
+
+// db is the opened store. The window's page can call before OnStartup has
+// opened the database, so a call waits for Open, and fails with not_ready if
+// it takes too long or with Open's own error if that failed.
+func (c *Core) db() (*store.Store, error) {
+	select {
+	case <-c.opened:
+	case <-time.After(openWait):
+		return nil, backend.Errorf(backend.CodeNotReady, "AgentHub is still opening its database")
+	}
+	if c.openErr != nil {
+		return nil, c.openErr
+	}
+	return c.store, nil
+}
+
+// Config returns the configuration the core was opened with.
+func (c *Core) Config() Config { return c.cfg }
+
+// By is the actor and surface recorded in audit entries for user actions.
+func (c *Core) By() store.By { return store.By{Actor: c.actor, Surface: c.cfg.Surface} }
+
+func osUser() string {
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	return "local-user"
+}

@@ -1,0 +1,61 @@
+package api
+
+import (
+	"errors"
+
+	"agenthub/backend"
+	"agenthub/workspace"
+)
+
+// ErrorBody is what every surface shows for a failed call: a stable code, a
+// message safe to show, the next step, and whether retrying may help.
+type ErrorBody struct {
+	Code      backend.FailureCode `json:"code"`
+	Message   string              `json:"message"`
+	Next      string              `json:"next"`
+	Retryable bool                `json:"retryable"`
+}
+
+func (e ErrorBody) Error() string { return string(e.Code) + ": " + e.Message }
+
+// ErrorOf maps any error to its body. Internal causes never leak: only the
+// safe message of a *backend.Error is shown.
+func ErrorOf(err error) ErrorBody {
+	var body ErrorBody
+	if errors.As(err, &body) {
+		return body
+	}
+	var be *backend.Error
+	switch {
+	case errors.As(err, &be):
+		body = ErrorBody{Code: be.Code, Message: be.Message, Next: be.Next}
+	case errors.Is(err, workspace.ErrOutsideRoot), errors.Is(err, backend.ErrOutsideAllowlist):
+		body = ErrorBody{Code: backend.FailOutsideAllowlist, Message: "the path is outside the workspace"}
+	case errors.Is(err, backend.ErrNotFound):
+		body = ErrorBody{Code: backend.CodeNotFound, Message: "no such item"}
+	default:
+		body = ErrorBody{Code: backend.FailInternal, Message: "an internal error occurred", Retryable: true}
+	}
+	if body.Next == "" {
+		body.Next = backend.Recovery[body.Code]
+	}
+	return body
+}
+
+// HTTPStatus is the status code an error body travels with over HTTP.
+func (e ErrorBody) HTTPStatus() int {
+	switch e.Code {
+	case backend.CodeNotFound:
+		return 404
+	case backend.CodeInvalidInput, backend.FailOutsideAllowlist:
+		return 400
+	case backend.CodeUnauthorized:
+		return 401
+	case backend.FailPermissionDenied:
+		return 403
+	case backend.CodeConflict, backend.CodeActiveRunExists, backend.CodeApprovalAlreadyResolved,
+		backend.CodeApprovalStale:
+		return 409
+	}
+	return 500
+}

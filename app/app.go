@@ -1,0 +1,120 @@
+// Package app is the desktop window: the only package that imports the Wails
+// runtime. It binds the app/api facades, bridges committed events to the
+// frontend and formats errors; it holds no behaviour of its own.
+package app
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+
+	"github.com/wailsapp/wails/v2"
+	"github.com/wailsapp/wails/v2/pkg/options"
+	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+	"github.com/wailsapp/wails/v2/pkg/options/linux"
+	"github.com/wailsapp/wails/v2/pkg/runtime"
+
+	"agenthub/app/api"
+	"agenthub/backend"
+)
+
+// Window is the running desktop app.
+type Window struct {
+	core *api.Core
+	ctx  context.Context
+	lock *api.Lock
+
+	// Runtime functions are fields so tests can replace them: calling the
+	// real ones without a Wails context exits the process.
+	emit       func(ctx context.Context, name string, data ...any)
+	pickFolder func(ctx context.Context, o runtime.OpenDialogOptions) (string, error)
+	quit       func(ctx context.Context)
+	errorBox   func(ctx context.Context, o runtime.MessageDialogOptions) (string, error)
+}
+
+// Run opens the window over an unopened core. The data directory's file lock
+// is taken first: a second window for the same data directory brings the
+// first forward and exits instead of opening a second writer.
+func Run(core *api.Core, assets fs.FS, icon []byte) error {
+	home := core.Config().Home
+	lock, err := api.TryLock(home, "window.lock")
+	if err != nil {
+		if ferr := focusFirstInstance(instanceID(home)); ferr != nil {
+			slog.Warn("focus the running window", "err", ferr)
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "AgentHub is already running with the data directory %s: switched to its window.\n",
+			api.DisplayPath(home))
+		return nil
+	}
+	w := &Window{core: core, lock: lock, emit: runtime.EventsEmit, pickFolder: runtime.OpenDirectoryDialog,
+		quit: runtime.Quit, errorBox: runtime.MessageDialog}
+	core.PickDirectory = w.pickDirectory
+	err = wails.Run(&options.App{
+		Title:            "AgentHub",
+		Width:            1200,
+		Height:           800,
+		MinWidth:         800,
+		MinHeight:        560,
+		AssetServer:      &assetserver.Options{Assets: assets},
+		BackgroundColour: &options.RGBA{R: 246, G: 247, B: 249, A: 255},
+		// Setting Linux options changes the GPU policy's zero value to
+		// OnDemand; Never is Wails' own default and costs ~70 MB less.
+		Linux:              &linux.Options{Icon: icon, ProgramName: "agenthub", WebviewGpuPolicy: linux.WebviewGpuPolicyNever},
+		OnStartup:          w.startup,
+		OnShutdown:         w.shutdown,
+		Bind:               Bindings(core),
+		ErrorFormatter:     formatError,
+		SingleInstanceLock: &options.SingleInstanceLock{UniqueId: instanceID(home), OnSecondInstanceLaunch: w.focus},
+	})
+	if err != nil {
+		lock.Release()
+		// Wails' own text is safe to show, e.g. a binary built without the
+		// desktop tags says which tags are missing.
+		return &backend.Error{Code: backend.FailInternal, Err: err,
+			Message: "the desktop window could not start: " + err.Error(),
+			Next:    "Use `agenthub serve` for browser mode, or rebuild with `make build`."}
+	}
+	return nil
+}
+
+// Bindings are the facades the frontend calls as window.go.api.<Facade>.
+func Bindings(core *api.Core) []any {
+	return []any{api.NewSystemAPI(core), api.NewWorkspacesAPI(core), api.NewSettingsAPI(core)}
+}
+
+func (w *Window) startup(ctx context.Context) {
+	w.ctx = ctx
+	if err := w.core.Open(ctx); err != nil {
+		body := api.ErrorOf(err)
+		slog.Error("start-up failed", "code", body.Code, "err", err)
+		_, _ = w.errorBox(ctx, runtime.MessageDialogOptions{Type: runtime.ErrorDialog,
+			Title: "AgentHub cannot start", Message: body.Message + "\n\n" + body.Next})
+		w.quit(ctx)
+	}
+}
+
+func (w *Window) shutdown(context.Context) {
+	if err := w.core.Close(); err != nil {
+		slog.Error("close the store", "err", err)
+	}
+	w.lock.Release()
+}
+
+// focus brings the first window forward when a second instance starts.
+func (w *Window) focus(options.SecondInstanceData) {
+	if w.ctx == nil {
+		return
+	}
+	runtime.WindowUnminimise(w.ctx)
+	runtime.Show(w.ctx)
+}
+
+func (w *Window) pickDirectory() (string, error) {
+	return w.pickFolder(w.ctx, runtime.OpenDialogOptions{Title: "Add a workspace", CanCreateDirectories: true})
+}
+
+// formatError turns every bound-method error into {code, message, next}.
+func formatError(err error) any { return api.ErrorOf(err) }

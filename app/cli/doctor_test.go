@@ -1,0 +1,68 @@
+package cli
+
+import (
+	"bytes"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"agenthub/app/api"
+	"agenthub/backend/llm"
+)
+
+// TestDoctorFindsCLIsAndModelServers puts fake agent CLIs on the PATH and a
+// fake Ollama on loopback, and leaves LM Studio's port closed.
+func TestDoctorFindsCLIsAndModelServers(t *testing.T) {
+	bin := t.TempDir()
+	for name, version := range map[string]string{"claude": "2.1.0 (Claude Code)", "gemini": "0.9.1"} {
+		script := "#!/bin/sh\n[ \"$1\" = --version ] && echo '" + version + "'\n"
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(bin, "codex"), []byte("#!/bin/sh\nexit 3\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ollama := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/api/tags" {
+			http.NotFound(w, r)
+			return
+		}
+		_, _ = w.Write([]byte(`{"models":[{"name":"qwen3:0.6b"}]}`))
+	}))
+	defer ollama.Close()
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closedURL := closed.URL
+	closed.Close()
+
+	env := map[string]string{"AGENTHUB_HOME": t.TempDir(), "PATH": bin + ":/usr/bin:/bin"}
+	var out, errOut bytes.Buffer
+	code := Main(Env{Args: []string{"doctor"}, Stdout: &out, Stderr: &errOut,
+		Getenv: func(k string) string { return env[k] }, Assets: fstest.MapFS{},
+		Probes: []llm.Probe{{Kind: llm.ServerOllama, Root: ollama.URL}, {Kind: llm.ServerLMStudio, Root: closedURL}},
+		Window: func(*api.Core, fs.FS) error { return nil }})
+	text := out.String()
+	for _, want := range []string{
+		"[pass] Claude Code: 2.1.0 (Claude Code)",
+		"[pass] Gemini CLI: 0.9.1",
+		"[warn] Codex: codex found but `codex --version` failed",
+		"[pass] Ollama: running at " + ollama.URL + "/v1 with 1 model(s): qwen3:0.6b",
+		"[warn] LM Studio: not running at " + closedURL,
+		"[pass] SQLite",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, text)
+		}
+	}
+	// Optional checks warn; they do not fail the command. The window's
+	// libraries may be absent on a headless test machine, so accept exit 1
+	// only when a required check said FAIL.
+	if code != 0 && !strings.Contains(text, "[FAIL]") {
+		t.Fatalf("exit %d without a failed check:\n%s", code, text)
+	}
+}

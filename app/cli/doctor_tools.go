@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"agenthub/backend/llm"
+	"agenthub/backend/proc"
+)
+
+// versionTimeout bounds `<cli> --version`: Node-based CLIs take a second or
+// two to start, and doctor must not hang on a broken install.
+const versionTimeout = 15 * time.Second
+
+// agentCLIs are the external runtimes doctor looks for, with their install
+// hint.
+var agentCLIs = []struct{ name, label, install string }{
+	{"claude", "Claude Code", "npm install -g @anthropic-ai/claude-code"},
+	{"gemini", "Gemini CLI", "npm install -g @google/gemini-cli"},
+	{"codex", "Codex", "npm install -g @openai/codex"},
+}
+
+// toolChecks look for git and the agent CLIs on the login shell's PATH, the
+// one a desktop launch uses too (see proc.LoginPath).
+func toolChecks(ctx context.Context, e *Env) []check {
+	path := proc.CaptureLoginPath(ctx, e.Getenv("SHELL"), e.Getenv("PATH"))
+	env := []string{"PATH=" + path, "HOME=" + e.Getenv("HOME")}
+	out := []check{versionCheck(ctx, "git", "git", path, env, "install git with your package manager (e.g. sudo apt-get install git)")}
+	for _, c := range agentCLIs {
+		out = append(out, versionCheck(ctx, c.label, c.name, path, env, c.install+", then sign in once in a terminal"))
+	}
+	return out
+}
+
+func versionCheck(ctx context.Context, label, name, path string, env []string, fix string) check {
+	c := check{name: label, optional: true, fix: fix}
+	bin, err := proc.Look(name, path)
+	if err != nil {
+		c.detail = name + " not found on the login shell's PATH"
+		return c
+	}
+	res, err := proc.Output(ctx, proc.Spec{Path: bin, Args: []string{"--version"}, Env: env, Timeout: versionTimeout, MaxOutput: 4096})
+	if err != nil || res.ExitCode != 0 {
+		c.detail = name + " found but `" + name + " --version` failed"
+		c.fix = "reinstall it: " + fix
+		return c
+	}
+	c.ok = true
+	c.detail = firstLine(string(res.Stdout))
+	return c
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// modelServerChecks probe Ollama and LM Studio on their loopback ports.
+func modelServerChecks(ctx context.Context, probes []llm.Probe) []check {
+	found := map[llm.ServerKind]llm.LocalServer{}
+	for _, s := range llm.DiscoverAt(ctx, nil, probes) {
+		found[s.Kind] = s
+	}
+	labels := map[llm.ServerKind]string{llm.ServerOllama: "Ollama", llm.ServerLMStudio: "LM Studio"}
+	var out []check
+	for _, p := range probes {
+		c := check{name: labels[p.Kind], optional: true}
+		if s, ok := found[p.Kind]; ok {
+			c.ok = true
+			c.detail = fmt.Sprintf("running at %s with %d model(s)", s.BaseURL, len(s.Models))
+			if len(s.Models) > 0 {
+				c.detail += ": " + strings.Join(s.Models, ", ")
+			}
+		} else {
+			c.detail = "not running at " + p.Root
+			c.fix = "start it for offline runs with local models (optional)"
+		}
+		out = append(out, c)
+	}
+	return out
+}

@@ -1,0 +1,32 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"agenthub/app/api"
+	"agenthub/backend"
+)
+
+func runWindow(ctx context.Context, e *Env, args []string) error {
+	fl, home := flags(e, "window")
+	if err := parse(fl, args); err != nil {
+		return err
+	}
+	if fl.NArg() > 0 {
+		return usagef("unknown command %q", fl.Arg(0))
+	}
+	if e.Getenv("DISPLAY") == "" && e.Getenv("WAYLAND_DISPLAY") == "" {
+		fmt.Fprintln(e.Stdout, "No display found (DISPLAY and WAYLAND_DISPLAY are unset): starting browser mode instead.")
+		return serve(ctx, e, *home, "127.0.0.1:0")
+	}
+	dir, err := api.ResolveHome(*home, e.Getenv)
+	if err != nil {
+		return err
+	}
+	if err := api.EnsureHome(dir); err != nil {
+		return err
+	}
+	core := api.New(api.Config{Home: dir, Version: e.Version, Surface: backend.SurfaceWindow})
+	return e.Window(core, e.Assets)
+}

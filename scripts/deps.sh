@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Installs what `make run` (mode: run) or `make test` (mode: test) needs and is
+# missing. System packages are installed when running as root; otherwise the
+# exact command for this distribution is printed and the script stops.
+set -euo pipefail
+mode=${1:-run}
+
+run_pkgs_deb="build-essential pkg-config git libgtk-3-dev libwebkit2gtk-4.1-dev"
+test_pkgs_deb="xvfb xauth x11-apps imagemagick xdotool dbus chromium patch fonts-wqy-microhei"
+run_pkgs_dnf="gcc pkgconf-pkg-config git gtk3-devel webkit2gtk4.1-devel"
+test_pkgs_dnf="xorg-x11-server-Xvfb xdotool ImageMagick dbus-daemon chromium patch"
+run_pkgs_pac="base-devel pkgconf git gtk3 webkit2gtk-4.1"
+test_pkgs_pac="xorg-server-xvfb xdotool imagemagick dbus chromium patch"
+
+distro() {
+  if [ "$(uname -s)" = Darwin ]; then echo darwin; return; fi
+  local ids=""
+  [ -r /etc/os-release ] && ids=$(. /etc/os-release; echo "${ID:-} ${ID_LIKE:-}")
+  case " $ids " in
+    *" debian "*|*" ubuntu "*) echo debian ;;
+    *" fedora "*|*" rhel "*|*" centos "*) echo fedora ;;
+    *" arch "*) echo arch ;;
+    *) echo unknown ;;
+  esac
+}
+
+need_go() {
+  command -v go >/dev/null 2>&1 || { echo "Go 1.26 or newer is required: https://go.dev/dl/ (or your package manager)" >&2; exit 1; }
+  command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || {
+    echo "Node.js 20.19+ and npm are required (for example: apt-get install nodejs npm, or nvm)" >&2; exit 1; }
+}
+
+install_debian() {
+  local pkgs="$run_pkgs_deb"; [ "$mode" = test ] && pkgs="$pkgs $test_pkgs_deb"
+  local missing=""
+  for p in $pkgs; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+  done
+  [ -z "$missing" ] && return 0
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "Missing system packages:$missing" >&2
+    echo "Install them with:" >&2
+    echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends$missing" >&2
+    exit 1
+  fi
+  echo "Installing system packages:$missing"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing
+}
+
+print_cmd() {
+  local cmd=$1 pkgs=$2
+  echo "This script installs system packages automatically only on Debian/Ubuntu as root." >&2
+  echo "Install what AgentHub needs with:" >&2
+  echo "  $cmd $pkgs" >&2
+  echo "then run the make target again with SKIP_SYSTEM_DEPS=1." >&2
+  exit 1
+}
+
+if [ "${SKIP_SYSTEM_DEPS:-}" != 1 ]; then
+  case "$(distro)" in
+    debian) install_debian ;;
+    fedora) p="$run_pkgs_dnf"; [ "$mode" = test ] && p="$p $test_pkgs_dnf"; print_cmd "sudo dnf install -y" "$p" ;;
+    arch) p="$run_pkgs_pac"; [ "$mode" = test ] && p="$p $test_pkgs_pac"; print_cmd "sudo pacman -S --needed" "$p" ;;
+    darwin) print_cmd "brew install" "go node git (Xcode command line tools provide the WebKit framework)" ;;
+    *) echo "Unknown distribution: install GTK 3 and WebKitGTK 4.1 development packages, git and a C compiler, then run with SKIP_SYSTEM_DEPS=1" >&2; exit 1 ;;
+  esac
+fi
+need_go
