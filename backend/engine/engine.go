@@ -58,6 +58,7 @@ type Engine struct {
 	reg   *registry
 	log   *slog.Logger
 
+	profMu   sync.RWMutex // guards cfg.Profiles after New
 	mu       sync.Mutex
 	runs     map[string]*runCtl // live activations
 	draining bool
@@ -162,7 +163,7 @@ func (e *Engine) plan(ctx context.Context, req StartRequest) (Profile, error) {
 	if name == "" {
 		name = e.cfg.Default
 	}
-	p, ok := e.cfg.Profiles[name]
+	p, ok := e.profile(name)
 	if !ok {
 		return p, backend.Errorf(backend.CodeInvalidInput, "unknown profile %q", name)
 	}
@@ -180,6 +181,25 @@ func (e *Engine) plan(ctx context.Context, req StartRequest) (Profile, error) {
 		}
 	}
 	return p, nil
+}
+
+// AddProfile makes a profile available to later starts, e.g. a playbook
+// given on the command line. Call it before Recover for profiles that runs
+// persisted in the store may name.
+func (e *Engine) AddProfile(name string, p Profile) {
+	e.profMu.Lock()
+	defer e.profMu.Unlock()
+	if e.cfg.Profiles == nil {
+		e.cfg.Profiles = map[string]Profile{}
+	}
+	e.cfg.Profiles[name] = p
+}
+
+func (e *Engine) profile(name string) (Profile, bool) {
+	e.profMu.RLock()
+	defer e.profMu.RUnlock()
+	p, ok := e.cfg.Profiles[name]
+	return p, ok
 }
 
 func (e *Engine) spawn(rc *runCtl, fn func()) {

@@ -360,7 +360,7 @@ func TestNoQueueRefusesBusySession(t *testing.T) {
 func TestInvalidStopConfigCreatesNoRun(t *testing.T) {
 	f := newFixture(t, filepath.Join(t.TempDir(), "a.db"), &script{}, 4)
 	defer f.close(t)
-	f.e.cfg.Profiles["bad"] = Profile{Model: &script{}, Stop: StopConfig{ContentMatch: "("}}
+	f.e.AddProfile("bad", Profile{Model: &script{}, Stop: StopConfig{ContentMatch: "("}})
 	if _, err := f.e.Start(t.Context(), StartRequest{WorkspaceID: "ws_1", Profile: "bad", Task: "t"}); err == nil {
 		t.Fatal("invalid stop config accepted")
 	}

@@ -21,7 +21,7 @@ func (e *Engine) Recover(ctx context.Context) error {
 		return fmt.Errorf("recover: %w", err)
 	}
 	for _, r := range runs {
-		p, known := e.cfg.Profiles[r.Profile]
+		p, known := e.profile(r.Profile)
 		p.Name = r.Profile
 		switch {
 		case r.State == backend.RunNeedsApproval && known:
