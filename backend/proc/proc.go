@@ -9,7 +9,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"os/exec"
 	"syscall"
 	"time"
@@ -40,40 +39,19 @@ type Result struct {
 	Stdout, Stderr []byte
 	ExitCode       int
 	Truncated      bool // some output was dropped at MaxOutput
+	// StdoutDropped and StderrDropped count the bytes dropped from each
+	// stream, so callers can say how much is missing.
+	StdoutDropped, StderrDropped int64
 }
 
 // Output runs spec to completion. A non-zero exit is not an error: the code
 // is in the result. Timeout and cancellation stop the whole process group.
 func Output(ctx context.Context, spec Spec) (Result, error) {
-	if spec.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, spec.Timeout)
-		defer cancel()
+	p, err := Start(ctx, spec)
+	if err != nil {
+		return Result{}, err
 	}
-	limit := spec.MaxOutput
-	if limit <= 0 {
-		limit = DefaultMaxOutput
-	}
-	stdout, stderr := &capped{limit: limit}, &capped{limit: limit}
-	cmd := command(ctx, spec)
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	err := cmd.Run()
-	res := Result{Stdout: stdout.buf.Bytes(), Stderr: stderr.buf.Bytes(), Truncated: stdout.dropped || stderr.dropped}
-	if cmd.ProcessState != nil {
-		res.ExitCode = cmd.ProcessState.ExitCode()
-	}
-	var exit *exec.ExitError
-	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded) && spec.Timeout > 0:
-		return res, fmt.Errorf("%s after %s: %w", spec.Path, spec.Timeout, ErrTimeout)
-	case ctx.Err() != nil:
-		return res, fmt.Errorf("%s: %w", spec.Path, ctx.Err())
-	case errors.As(err, &exit):
-		return res, nil
-	case err != nil:
-		return res, fmt.Errorf("run %s: %w", spec.Path, err)
-	}
-	return res, nil
+	return p.Wait()
 }
 
 // command builds an exec.Cmd in its own process group whose cancellation
@@ -104,13 +82,13 @@ func signalGroup(cmd *exec.Cmd, sig syscall.Signal) error {
 type capped struct {
 	buf     bytes.Buffer
 	limit   int
-	dropped bool
+	dropped int64
 }
 
 func (c *capped) Write(p []byte) (int, error) {
 	room := c.limit - c.buf.Len()
 	if room < len(p) {
-		c.dropped = true
+		c.dropped += int64(len(p) - max(room, 0))
 		if room > 0 {
 			c.buf.Write(p[:room])
 		}

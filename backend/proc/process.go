@@ -1,0 +1,126 @@
+package proc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// ErrStopped reports that a command was ended by [Process.Stop].
+var ErrStopped = errors.New("command stopped")
+
+// Process is a started command. [Process.Wait] collects its result;
+// [Process.Stop] ends its whole process group, so a run's cancel can reach a
+// command while another goroutine waits for it. Its method set matches
+// backend.Stopper without importing backend.
+type Process struct {
+	spec    Spec
+	cmd     *exec.Cmd
+	stdout  *capped
+	stderr  *capped
+	done    chan struct{}
+	stopped atomic.Bool
+
+	// Set by the waiter goroutine before done is closed.
+	waitErr error
+	ctxErr  error
+}
+
+// Start starts spec in its own process group. The timeout and ctx bound the
+// whole run, as for [Output]; the process is always reaped by a goroutine of
+// its own, so a caller that only calls Stop leaks nothing.
+func Start(ctx context.Context, spec Spec) (*Process, error) {
+	var cancel context.CancelFunc
+	if spec.Timeout > 0 {
+		ctx, cancel = context.WithTimeout(ctx, spec.Timeout)
+	} else {
+		ctx, cancel = context.WithCancel(ctx)
+	}
+	limit := spec.MaxOutput
+	if limit <= 0 {
+		limit = DefaultMaxOutput
+	}
+	p := &Process{spec: spec, stdout: &capped{limit: limit}, stderr: &capped{limit: limit}, done: make(chan struct{})}
+	p.cmd = command(ctx, spec)
+	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
+	if err := p.cmd.Start(); err != nil {
+		cancel()
+		return nil, fmt.Errorf("run %s: %w", spec.Path, err)
+	}
+	go func() {
+		p.waitErr = p.cmd.Wait()
+		// Read the context before cancelling it: a normal exit must not look
+		// like a cancellation.
+		p.ctxErr = ctx.Err()
+		cancel()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// Wait blocks until the command has exited and its output is collected. A
+// non-zero exit is not an error. Timeout ([ErrTimeout]), cancellation of the
+// start context and [Process.Stop] ([ErrStopped]) are errors, with whatever
+// output arrived before them in the result. Wait may be called repeatedly.
+func (p *Process) Wait() (Result, error) {
+	<-p.done
+	res := Result{Stdout: p.stdout.buf.Bytes(), Stderr: p.stderr.buf.Bytes(),
+		StdoutDropped: p.stdout.dropped, StderrDropped: p.stderr.dropped}
+	res.Truncated = res.StdoutDropped > 0 || res.StderrDropped > 0
+	if p.cmd.ProcessState != nil {
+		res.ExitCode = p.cmd.ProcessState.ExitCode()
+	}
+	var exit *exec.ExitError
+	switch {
+	case p.stopped.Load():
+		return res, fmt.Errorf("%s: %w", p.spec.Path, ErrStopped)
+	case errors.Is(p.ctxErr, context.DeadlineExceeded) && p.spec.Timeout > 0:
+		return res, fmt.Errorf("%s after %s: %w", p.spec.Path, p.spec.Timeout, ErrTimeout)
+	case p.ctxErr != nil:
+		return res, fmt.Errorf("%s: %w", p.spec.Path, p.ctxErr)
+	case errors.As(p.waitErr, &exit):
+		return res, nil
+	case p.waitErr != nil:
+		return res, fmt.Errorf("run %s: %w", p.spec.Path, p.waitErr)
+	}
+	return res, nil
+}
+
+// Done is closed when the command has exited and been reaped.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// Stop sends SIGTERM to the whole process group, waits at most grace for the
+// command to exit, then kills the group. Stopping a finished command does
+// nothing, so a run may stop every process it ever tracked.
+func (p *Process) Stop(grace time.Duration) error {
+	select {
+	case <-p.done:
+		return nil
+	default:
+	}
+	p.stopped.Store(true)
+	pgid := p.cmd.Process.Pid
+	if err := syscall.Kill(-pgid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("stop %s: %w", p.spec.Path, err)
+	}
+	select {
+	case <-p.done:
+		// The leader is gone; children that ignored SIGTERM are not.
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		return nil
+	case <-time.After(grace):
+	}
+	if err := syscall.Kill(-pgid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("kill %s: %w", p.spec.Path, err)
+	}
+	select {
+	case <-p.done:
+	case <-time.After(gracePeriod + time.Second):
+		// WaitDelay bounds this; do not hang a cancel on a stuck pipe.
+	}
+	return nil
+}
