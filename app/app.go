@@ -22,9 +22,10 @@ import (
 
 // Window is the running desktop app.
 type Window struct {
-	core *api.Core
-	ctx  context.Context
-	lock *api.Lock
+	core   *api.Core
+	ctx    context.Context
+	lock   *api.Lock
+	events *bridge
 
 	// Runtime functions are fields so tests can replace them: calling the
 	// real ones without a Wails context exits the process.
@@ -49,9 +50,10 @@ func Run(core *api.Core, assets fs.FS, icon []byte) error {
 			api.DisplayPath(home))
 		return nil
 	}
-	w := &Window{core: core, lock: lock, emit: runtime.EventsEmit, pickFolder: runtime.OpenDirectoryDialog,
+	w := &Window{core: core, lock: lock, events: &bridge{emit: runtime.EventsEmit}, emit: runtime.EventsEmit, pickFolder: runtime.OpenDirectoryDialog,
 		quit: runtime.Quit, errorBox: runtime.MessageDialog}
 	core.PickDirectory = w.pickDirectory
+	core.SetSink(w.events)
 	err = wails.Run(&options.App{
 		Title:            "AgentHub",
 		Width:            1200,
@@ -82,11 +84,13 @@ func Run(core *api.Core, assets fs.FS, icon []byte) error {
 
 // Bindings are the facades the frontend calls as window.go.api.<Facade>.
 func Bindings(core *api.Core) []any {
-	return []any{api.NewSystemAPI(core), api.NewWorkspacesAPI(core), api.NewSettingsAPI(core)}
+	return []any{api.NewSystemAPI(core), api.NewWorkspacesAPI(core), api.NewSettingsAPI(core),
+		api.NewRunsAPI(core), api.NewApprovalsAPI(core)}
 }
 
 func (w *Window) startup(ctx context.Context) {
 	w.ctx = ctx
+	go w.events.run(ctx)
 	if err := w.core.Open(ctx); err != nil {
 		body := api.ErrorOf(err)
 		slog.Error("start-up failed", "code", body.Code, "err", err)

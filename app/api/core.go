@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"agenthub/backend"
+	"agenthub/backend/engine"
 	"agenthub/backend/store"
 )
 
@@ -18,12 +19,16 @@ type Config struct {
 	Home    string          // data directory (absolute)
 	Version string          // build version
 	Surface backend.Surface // window | browser | cli
+	MaxRuns int             // global cap on concurrent runs; 0 = the engine's default (4)
+	// Sink, when set, sees every committed event (the window's bridge).
+	Sink backend.Sink
 }
 
 // Core owns the opened services. Facades are thin views over it.
 type Core struct {
-	cfg   Config
-	store *store.Store
+	cfg    Config
+	store  *store.Store
+	engine *engine.Engine
 	// opened is closed once Open has finished, with openErr its outcome.
 	opened   chan struct{}
 	openOnce sync.Once
@@ -71,16 +76,36 @@ func (c *Core) open(ctx context.Context) error {
 		return fmt.Errorf("open the database in %s: %w", DisplayPath(c.cfg.Home), err)
 	}
 	c.store = st
+	if err := c.openEngine(ctx, st); err != nil {
+		st.Close()
+		c.store = nil
+		return err
+	}
 	return nil
 }
 
-// Close releases the store.
+// SetSink sets the extra subscriber of committed events (the window's
+// bridge); call it before Open.
+func (c *Core) SetSink(s backend.Sink) { c.cfg.Sink = s }
+
+// Close detaches live runs (the next start recovers them) and releases the
+// store.
 func (c *Core) Close() error {
 	if c.store == nil {
 		return nil
 	}
+	if c.engine != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), shutdownWait)
+		defer cancel()
+		if err := c.engine.Shutdown(ctx); err != nil {
+			c.log.Warn("runs did not detach in time", "err", err)
+		}
+	}
 	return c.store.Close()
 }
+
+// Engine exposes the engine to sibling transports (httpapi, cli).
+func (c *Core) Engine() *engine.Engine { return c.engine }
 
 // Store exposes the store to sibling transports (httpapi, cli).
 func (c *Core) Store() *store.Store { return c.store }

@@ -71,6 +71,11 @@ func commands() map[string]command {
 		"version":   {"print the version", runVersion},
 		"doctor":    {"check the system and print the fix for each problem", runDoctor},
 		"workspace": {"add, list or remove allowlisted workspaces", runWorkspace},
+		"run":       {"run an agent on a workspace headless: run --workspace PATH \"task\"", runRun},
+		"runs":      {"list, show, follow the events of, or cancel runs", runRuns},
+		"approvals": {"list pending approvals", runApprovals},
+		"approve":   {"approve a pending approval and follow its run", runDecide(true)},
+		"reject":    {"reject a pending approval (--reason, --stop) and follow its run", runDecide(false)},
 	}
 }
 
@@ -178,5 +183,9 @@ func openCore(ctx context.Context, e *Env, homeFlag string, surface backend.Surf
 	if err != nil {
 		return nil, err
 	}
-	return api.Open(ctx, api.Config{Home: home, Version: e.Version, Surface: surface})
+	maxRuns, err := api.MaxRunsFromEnv(e.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	return api.Open(ctx, api.Config{Home: home, Version: e.Version, Surface: surface, MaxRuns: maxRuns})
 }

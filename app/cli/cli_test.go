@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -19,13 +20,18 @@ import (
 func runCLI(t *testing.T, env map[string]string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	code := Main(Env{
-		Args: args, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut,
+	code := mainWith(t, env, strings.NewReader(""), &out, &errOut, args...)
+	return code, out.String(), errOut.String()
+}
+
+func mainWith(t *testing.T, env map[string]string, stdin io.Reader, stdout, stderr io.Writer, args ...string) int {
+	t.Helper()
+	return Main(Env{
+		Args: args, Stdin: stdin, Stdout: stdout, Stderr: stderr, Context: t.Context(),
 		Assets: fstest.MapFS{"index.html": {Data: []byte("x")}}, Version: "test",
 		Getenv: func(k string) string { return env[k] },
 		Window: func(*api.Core, fs.FS) error { t.Error("the window must not open in this test"); return nil },
 	})
-	return code, out.String(), errOut.String()
 }
 
 func TestUsageErrorsExit2(t *testing.T) {

@@ -34,7 +34,7 @@ func serve(ctx context.Context, e *Env, home, addr string) error {
 		return err
 	}
 	defer core.Close()
-	srv := httpapi.New(core, e.Assets, nil, httpapi.NewToken())
+	srv := httpapi.New(core, e.Assets, core, httpapi.NewToken())
 	fmt.Fprintf(e.Stdout, "AgentHub is serving on %s\n", srv.URL(ln))
 	fmt.Fprintf(e.Stdout, "Data directory: %s. Press Ctrl+C to stop.\n", api.DisplayPath(core.Config().Home))
 	return srv.Serve(ctx, ln)

@@ -27,6 +27,10 @@ func runWindow(ctx context.Context, e *Env, args []string) error {
 	if err := api.EnsureHome(dir); err != nil {
 		return err
 	}
-	core := api.New(api.Config{Home: dir, Version: e.Version, Surface: backend.SurfaceWindow})
+	maxRuns, err := api.MaxRunsFromEnv(e.Getenv)
+	if err != nil {
+		return err
+	}
+	core := api.New(api.Config{Home: dir, Version: e.Version, Surface: backend.SurfaceWindow, MaxRuns: maxRuns})
 	return e.Window(core, e.Assets)
 }

@@ -17,7 +17,8 @@ func runWorkspace(ctx context.Context, e *Env, args []string) error {
 	sub, args := args[0], args[1:]
 	fl, home := flags(e, "workspace "+sub)
 	asJSON := fl.Bool("json", false, "print JSON")
-	if err := parse(fl, args); err != nil {
+	words, err := positional(fl, args)
+	if err != nil {
 		return err
 	}
 	want := map[string]int{"add": 1, "list": 0, "remove": 1}
@@ -25,7 +26,7 @@ func runWorkspace(ctx context.Context, e *Env, args []string) error {
 	if !ok {
 		return usagef("unknown workspace subcommand %q: use add, list or remove", sub)
 	}
-	if fl.NArg() != n {
+	if len(words) != n {
 		return usagef("workspace %s takes %d argument(s)", sub, n)
 	}
 	core, err := openCore(ctx, e, *home, backend.SurfaceCLI)
@@ -36,13 +37,13 @@ func runWorkspace(ctx context.Context, e *Env, args []string) error {
 	ws := api.NewWorkspacesAPI(core)
 	switch sub {
 	case "add":
-		w, err := ws.Add(fl.Arg(0))
+		w, err := ws.Add(words[0])
 		if err != nil {
 			return err
 		}
 		return printOne(e, *asJSON, w, fmt.Sprintf("Added workspace %s (%s)", w.DisplayPath, w.ID))
 	case "remove":
-		return removeWorkspace(e, ws, fl.Arg(0))
+		return removeWorkspace(e, ws, words[0])
 	}
 	list, err := ws.List()
 	if err != nil {

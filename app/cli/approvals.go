@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"agenthub/app/api"
+	"agenthub/backend"
+)
+
+func runApprovals(ctx context.Context, e *Env, args []string) error {
+	if len(args) == 0 || args[0] != "list" {
+		return usagef("approvals needs a subcommand: list [--run RUN] [--json]")
+	}
+	fl, home := flags(e, "approvals list")
+	asJSON := fl.Bool("json", false, "print JSON")
+	runID := fl.String("run", "", "only this run's approvals")
+	if err := parse(fl, args[1:]); err != nil {
+		return err
+	}
+	if fl.NArg() != 0 {
+		return usagef("approvals list takes no arguments")
+	}
+	core, err := openCore(ctx, e, *home, backend.SurfaceCLI)
+	if err != nil {
+		return err
+	}
+	defer core.Close()
+	list, err := api.NewApprovalsAPI(core).ForRun(*runID)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return json.NewEncoder(e.Stdout).Encode(list)
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(e.Stdout, "No pending approvals.")
+		return nil
+	}
+	tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "APPROVAL\tRUN\tKIND\tRISK\tTITLE")
+	for _, a := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", a.ID, a.RunID, a.Kind, a.Risk, a.Title)
+	}
+	return tw.Flush()
+}
+
+// runDecide is `approve ID` and `reject ID`: it records the decision as the
+// user's act on the CLI, then follows the run until it ends or asks again.
+func runDecide(approve bool) func(ctx context.Context, e *Env, args []string) error {
+	name := map[bool]string{true: "approve", false: "reject"}[approve]
+	return func(ctx context.Context, e *Env, args []string) error {
+		fl, home := flags(e, name)
+		reason := fl.String("reason", "", "reject: the reason the agent is told")
+		stop := fl.Bool("stop", false, "reject: stop the run instead of telling the agent")
+		forRun := fl.Bool("for-run", false, "approve: also allow the same action for the rest of this run")
+		asJSON := fl.Bool("json", false, "print the run's following events as NDJSON")
+		onApproval := fl.String("on-approval", "", "what to do if the run asks again (as for run)")
+		id, err := parseInterleaved(fl, args)
+		if err != nil {
+			return err
+		}
+		if id == "" || strings.Contains(id, " ") {
+			return usagef("%s takes one approval id (see agenthub approvals list)", name)
+		}
+		mode, err := chooseMode(*onApproval, e.Stdin)
+		if err != nil {
+			return err
+		}
+		core, err := openCore(ctx, e, *home, backend.SurfaceCLI)
+		if err != nil {
+			return err
+		}
+		defer core.Close()
+		a, err := pendingApproval(core, id)
+		if err != nil {
+			return err
+		}
+		// The cursor is taken before deciding: the run continues at once.
+		r, err := api.NewRunsAPI(core).Get(a.RunID)
+		if err != nil {
+			return err
+		}
+		kind := decisionKind(approve, *forRun, *stop)
+		if _, err := api.NewApprovalsAPI(core).Decide(backend.Decision{ApprovalID: a.ID, ToolCallID: a.ToolCallID,
+			Kind: kind, SubjectHash: a.SubjectHash, Reason: *reason}); err != nil {
+			return err
+		}
+		if !*asJSON {
+			fmt.Fprintf(e.Stdout, "Recorded %s for %s. Following run %s:\n", kind, a.ID, a.RunID)
+		}
+		return newFollower(e, core, *asJSON, mode).follow(ctx, a.RunID, r.LastSequence)
+	}
+}
+
+func decisionKind(approve, forRun, stop bool) backend.DecisionKind {
+	switch {
+	case approve && forRun:
+		return backend.ApproveForRun
+	case approve:
+		return backend.ApproveOnce
+	case stop:
+		return backend.RejectAndStop
+	}
+	return backend.RejectAndTell
+}
+
+func pendingApproval(core *api.Core, id string) (backend.ApprovalRequest, error) {
+	list, err := api.NewApprovalsAPI(core).List()
+	if err != nil {
+		return backend.ApprovalRequest{}, err
+	}
+	for _, a := range list {
+		if a.ID == id {
+			return a, nil
+		}
+	}
+	return backend.ApprovalRequest{}, &backend.Error{Code: backend.CodeNotFound,
+		Message: fmt.Sprintf("no pending approval %s", id), Next: "List the pending ones with: agenthub approvals list"}
+}
