@@ -85,7 +85,7 @@ func Run(core *api.Core, assets fs.FS, icon []byte) error {
 // Bindings are the facades the frontend calls as window.go.api.<Facade>.
 func Bindings(core *api.Core) []any {
 	return []any{api.NewSystemAPI(core), api.NewWorkspacesAPI(core), api.NewSettingsAPI(core),
-		api.NewRunsAPI(core), api.NewApprovalsAPI(core)}
+		api.NewRunsAPI(core), api.NewApprovalsAPI(core), api.NewAuditAPI(core)}
 }
 
 func (w *Window) startup(ctx context.Context) {

@@ -56,7 +56,7 @@ func runDecide(approve bool) func(ctx context.Context, e *Env, args []string) er
 		fl, home := flags(e, name)
 		reason := fl.String("reason", "", "reject: the reason the agent is told")
 		stop := fl.Bool("stop", false, "reject: stop the run instead of telling the agent")
-		forRun := fl.Bool("for-run", false, "approve: also allow the same action for the rest of this run")
+		scope := fl.String("scope", "once", "approve: once | run (the same action for the rest of this run) | workspace (add a rule to the workspace policy)")
 		asJSON := fl.Bool("json", false, "print the run's following events as NDJSON")
 		onApproval := fl.String("on-approval", "", "what to do if the run asks again (as for run)")
 		id, err := parseInterleaved(fl, args)
@@ -84,7 +84,10 @@ func runDecide(approve bool) func(ctx context.Context, e *Env, args []string) er
 		if err != nil {
 			return err
 		}
-		kind := decisionKind(approve, *forRun, *stop)
+		kind, err := decisionKind(approve, *scope, *stop)
+		if err != nil {
+			return err
+		}
 		if _, err := api.NewApprovalsAPI(core).Decide(backend.Decision{ApprovalID: a.ID, ToolCallID: a.ToolCallID,
 			Kind: kind, SubjectHash: a.SubjectHash, Reason: *reason}); err != nil {
 			return err
@@ -96,16 +99,20 @@ func runDecide(approve bool) func(ctx context.Context, e *Env, args []string) er
 	}
 }
 
-func decisionKind(approve, forRun, stop bool) backend.DecisionKind {
-	switch {
-	case approve && forRun:
-		return backend.ApproveForRun
-	case approve:
-		return backend.ApproveOnce
-	case stop:
-		return backend.RejectAndStop
+func decisionKind(approve bool, scope string, stop bool) (backend.DecisionKind, error) {
+	if !approve {
+		if stop {
+			return backend.RejectAndStop, nil
+		}
+		return backend.RejectAndTell, nil
 	}
-	return backend.RejectAndTell
+	kinds := map[string]backend.DecisionKind{"once": backend.ApproveOnce, "run": backend.ApproveForRun,
+		"workspace": backend.AlwaysAllowWorkspace}
+	k, ok := kinds[scope]
+	if !ok {
+		return "", usagef("--scope %q: use once, run or workspace", scope)
+	}
+	return k, nil
 }
 
 func pendingApproval(core *api.Core, id string) (backend.ApprovalRequest, error) {

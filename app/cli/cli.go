@@ -76,6 +76,8 @@ func commands() map[string]command {
 		"approvals": {"list pending approvals", runApprovals},
 		"approve":   {"approve a pending approval and follow its run", runDecide(true)},
 		"reject":    {"reject a pending approval (--reason, --stop) and follow its run", runDecide(false)},
+		"policy":    {"check a workspace policy's examples, or explain a decision", runPolicy},
+		"audit":     {"verify the audit hash chain, or export it as JSONL", runAudit},
 	}
 }
 

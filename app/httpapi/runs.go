@@ -58,6 +58,19 @@ func (s *Server) runRoutes(mux *http.ServeMux) {
 	})
 }
 
+// auditRoutes mirror api.AuditAPI.
+func (s *Server) auditRoutes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /api/audit", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		v, err := s.audit.List(api.AuditFilter{RunID: q.Get("runId"), Actor: q.Get("actor"), Kind: q.Get("kind")})
+		reply(w, v, err)
+	})
+	mux.HandleFunc("GET /api/audit/verify", func(w http.ResponseWriter, r *http.Request) {
+		v, err := s.audit.Verify()
+		reply(w, v, err)
+	})
+}
+
 func parseInt(v string) (int64, error) {
 	if v == "" {
 		return 0, nil

@@ -26,6 +26,7 @@ type Server struct {
 	settings   *api.SettingsAPI
 	runs       *api.RunsAPI
 	approvals  *api.ApprovalsAPI
+	audit      *api.AuditAPI
 }
 
 // New builds a server over core; assets is the built frontend (dist).
@@ -33,7 +34,7 @@ func New(core *api.Core, assets fs.FS, events EventSource, token string) *Server
 	return &Server{
 		core: core, token: token, assets: assets, events: events,
 		system: api.NewSystemAPI(core), workspaces: api.NewWorkspacesAPI(core), settings: api.NewSettingsAPI(core),
-		runs: api.NewRunsAPI(core), approvals: api.NewApprovalsAPI(core),
+		runs: api.NewRunsAPI(core), approvals: api.NewApprovalsAPI(core), audit: api.NewAuditAPI(core),
 	}
 }
 
@@ -50,6 +51,7 @@ func (s *Server) Handler() http.Handler {
 	s.workspaceRoutes(mux)
 	s.settingsRoutes(mux)
 	s.runRoutes(mux)
+	s.auditRoutes(mux)
 	s.streamRoutes(mux)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, backend.Errorf(backend.CodeNotFound, "no API route %s %s", r.Method, r.URL.Path), http.StatusNotFound)
