@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -59,9 +60,13 @@ func (b *bridge) run(ctx context.Context) {
 
 func (b *bridge) flush(ctx context.Context) {
 	b.mu.Lock()
-	batch := b.pending
-	b.pending = nil
+	batch, dropped := b.pending, b.dropped
+	b.pending, b.dropped = nil, false
 	b.mu.Unlock()
+	if dropped {
+		// The page sees the hole in the sequence and re-reads it.
+		slog.Warn("the window fell behind; older events were dropped from the bridge")
+	}
 	if len(batch) > 0 {
 		b.emit(ctx, eventsChannel, batch)
 	}
