@@ -110,7 +110,6 @@ func waitPID(t *testing.T, path string) int {
 	return 0
 }
 
-
 // alive reports whether pid runs; a zombie (exited, not yet reaped by its
 // new parent) does not count.
 func alive(pid int) bool {
