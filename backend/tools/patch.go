@@ -143,10 +143,18 @@ func (m *mutator[A]) Execute(_ context.Context, env backend.ToolEnv, in backend.
 	case pl.pre != pr.preimage() || pl.post != pr.postimage():
 		return changed(env, name, p), nil
 	}
-	return m.apply(env, w, pr, pl)
+	pr, sel, err := narrow(pr, in.ResumeInput)
+	sel.emitRejected(env, name, p)
+	switch {
+	case errors.Is(err, errNothingApproved):
+		return failure(env, "%s: nothing was written to %s%s", name, p, sel.describe()), nil
+	case err != nil:
+		return failure(env, "%s: nothing was written: %v", name, err), nil
+	}
+	return m.apply(env, w, pr, pl, sel)
 }
 
-func (m *mutator[A]) apply(env backend.ToolEnv, w *workspace.FS, pr proposal, pl plan) (backend.ToolResult, error) {
+func (m *mutator[A]) apply(env backend.ToolEnv, w *workspace.FS, pr proposal, pl plan, sel selection) (backend.ToolResult, error) {
 	name := m.op.spec().Name
 	store, err := m.s.checkpoints()
 	if err != nil {
@@ -164,8 +172,11 @@ func (m *mutator[A]) apply(env backend.ToolEnv, w *workspace.FS, pr proposal, pl
 		return failure(env, "%s: nothing was written: %v", name, err), nil
 	}
 	if env.Emit != nil {
-		env.Emit(backend.EvPatchApplied, map[string]any{"tool": name, "checkpointId": res.CheckpointID,
-			"files": res.Files})
+		applied := map[string]any{"tool": name, "checkpointId": res.CheckpointID, "files": res.Files}
+		if sel.chosen {
+			applied["hunks"] = map[string]any{"path": pr.path, "approved": sel.keep, "of": sel.total}
+		}
+		env.Emit(backend.EvPatchApplied, applied)
 	}
 	var what string
 	switch pr.operation() {
@@ -176,7 +187,8 @@ func (m *mutator[A]) apply(env backend.ToolEnv, w *workspace.FS, pr proposal, pl
 	default:
 		what = fmt.Sprintf("updated %s (%d → %d bytes)", pr.path, len(pr.old), len(pr.next))
 	}
-	return success(env, fmt.Sprintf("%s: %s; checkpoint %s holds the previous state", name, what, res.CheckpointID)), nil
+	return success(env, fmt.Sprintf("%s: %s; checkpoint %s holds the previous state%s", name, what,
+		res.CheckpointID, sel.describe())), nil
 }
 
 func changed(env backend.ToolEnv, name, p string) backend.ToolResult {
