@@ -28,6 +28,8 @@ const (
 	DeleteFile = "delete_file"
 	RunShell   = "run_shell"
 	GitStatus  = "git_status"
+	GitDiff    = "git_diff"
+	GitCommit  = "git_commit"
 )
 
 // Config configures the built-in tools.
@@ -53,6 +55,8 @@ func New(cfg Config) map[string]backend.Tool {
 		DeleteFile: &mutator[deleteArgs]{s: s, op: deleteOp{}},
 		RunShell:   runShell{},
 		GitStatus:  gitStatus{},
+		GitDiff:    gitDiff{},
+		GitCommit:  gitCommit{},
 	}
 }
 

@@ -2,10 +2,12 @@
 // status against HEAD ([Status]) and the HEAD content of a path ([HeadBlob]),
 // the "before" of every diff.
 //
-// Invariants: it only reads. It never moves HEAD, never writes the index,
-// refs, stash or config, and never runs the git binary (the CLI path, when
-// wanted for speed, lives behind backend/proc). It imports only the standard
-// library and go-git; it must not import backend/** or app.
+// Invariants: everything but [Commit] only reads: it never moves HEAD, never
+// writes the index, refs, stash or config. [Commit] is the one writer, and
+// it runs only for an approved git_commit call. The package never runs the
+// git binary (the CLI path, when wanted for speed, lives behind
+// backend/proc). It imports only the standard library and go-git; it must
+// not import backend/** or app.
 package git
 
 import (
