@@ -29,6 +29,8 @@ type Core struct {
 	cfg    Config
 	store  *store.Store
 	engine *engine.Engine
+	// profiles are the profiles registered at Open, the default first.
+	profiles []ProfileInfo
 	// opened is closed once Open has finished, with openErr its outcome.
 	opened   chan struct{}
 	openOnce sync.Once

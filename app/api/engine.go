@@ -50,6 +50,7 @@ func (c *Core) openEngine(ctx context.Context, st *store.Store) error {
 		Sink:        c.cfg.Sink,
 		Log:         c.log,
 	})
+	c.loadProfiles()
 	if err := c.loadPlaybooks(); err != nil {
 		return err
 	}

@@ -1,0 +1,104 @@
+package api
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"agenthub/backend/engine"
+	"agenthub/backend/llm"
+	"agenthub/backend/llm/anthropic"
+	"agenthub/backend/llm/openai"
+	"agenthub/backend/profile"
+	"agenthub/backend/runtime/script"
+)
+
+// ProfileInfo is a profile as lists and the new-run form show it.
+type ProfileInfo struct {
+	Name     string `json:"name"`
+	Runtime  string `json:"runtime"`
+	Provider string `json:"provider,omitempty"`
+	Model    string `json:"model,omitempty"`
+	BaseURL  string `json:"baseUrl,omitempty"`
+	Scripted bool   `json:"scripted"` // a playbook, never an AI model
+	Default  bool   `json:"default"`
+}
+
+// ProfilesDir is where profile files live inside the data directory.
+const ProfilesDir = "profiles"
+
+// loadProfiles registers every profile file of the data directory with the
+// engine. A broken file is logged and skipped; the demo name is reserved.
+func (c *Core) loadProfiles() {
+	list, problems := profile.LoadDir(filepath.Join(c.cfg.Home, ProfilesDir))
+	for _, p := range problems {
+		c.log.Warn("skip a profile file", "problem", p.Error())
+	}
+	c.profiles = []ProfileInfo{{Name: DemoProfile, Runtime: profile.RuntimeScript, Scripted: true, Default: true}}
+	for _, p := range list {
+		if p.Name == DemoProfile {
+			c.log.Warn("skip a profile file: the name demo is reserved", "file", filepath.Base(p.File))
+			continue
+		}
+		ep, err := engineProfile(p)
+		if err != nil {
+			c.log.Warn("skip a profile file", "file", filepath.Base(p.File), "err", err)
+			continue
+		}
+		c.engine.AddProfile(p.Name, ep)
+		c.profiles = append(c.profiles, ProfileInfo{Name: p.Name, Runtime: p.Runtime, Provider: p.Provider,
+			Model: p.Model, BaseURL: p.BaseURL, Scripted: ep.Scripted})
+	}
+	sort.SliceStable(c.profiles[1:], func(i, j int) bool { return c.profiles[i+1].Name < c.profiles[j+1].Name })
+}
+
+// engineProfile builds the engine's profile: the model client of a native
+// profile (with retries and its fallback models), or a playbook.
+func engineProfile(p profile.Profile) (engine.Profile, error) {
+	ep := engine.Profile{Runtime: p.Runtime, Tools: p.Tools, Stop: stopConfig(p.Stop), RunTimeout: p.RunTimeout.Duration}
+	if p.Runtime == profile.RuntimeScript {
+		text, err := os.ReadFile(p.Playbook)
+		if err != nil {
+			return ep, fmt.Errorf("read the playbook: %w", err)
+		}
+		pb, err := script.Parse(text)
+		if err != nil {
+			return ep, err
+		}
+		ep.Model, ep.Scripted = script.NewModel(pb), true
+		return ep, nil
+	}
+	// The key is resolved from the named variable, never stored.
+	key := ""
+	if p.KeyEnv != "" {
+		key = os.Getenv(p.KeyEnv)
+	}
+	var client llm.Client
+	switch p.Provider {
+	case profile.ProviderAnthropic:
+		client = anthropic.New(anthropic.Config{BaseURL: p.BaseURL, APIKey: key})
+	default:
+		client = openai.New(openai.Config{BaseURL: p.BaseURL, APIKey: key})
+	}
+	ep.Model = llm.AsModel(llm.NewFallback(client, llm.Retry{}, p.Fallback...),
+		llm.ModelConfig{Model: p.Model, System: p.System, MaxTokens: p.MaxTokens})
+	return ep, nil
+}
+
+func stopConfig(s profile.Stop) engine.StopConfig {
+	if s == (profile.Stop{}) {
+		return engine.DefaultStop
+	}
+	return engine.StopConfig{MaxRounds: s.MaxRounds, Timeout: s.Timeout.Duration, TokenBudget: s.TokenBudget,
+		ConsecutiveErrors: s.ConsecutiveErrors, StopOnTool: s.StopOnTool, ContentMatch: s.ContentMatch,
+		LoopWindow: s.LoopWindow}
+}
+
+// Profiles lists the profiles a run may use; the first is the default.
+func (r *RunsAPI) Profiles() ([]ProfileInfo, error) {
+	if _, err := r.core.db(); err != nil {
+		return nil, err
+	}
+	return r.core.profiles, nil
+}

@@ -1,0 +1,166 @@
+// Package profile reads agent profiles: TOML files in the data directory's
+// profiles/ folder, one per profile, that say which runtime and model drive a
+// run and how it stops.
+//
+// Invariants: a profile never holds a secret. An API key is referenced by
+// the name of an environment variable (key_env), resolved when a run starts,
+// and never written back. Unknown fields are errors, so a typo cannot drop a
+// stop condition silently. This package only parses and validates; the
+// composition root builds clients from the result.
+package profile
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// Runtimes a profile may name.
+const (
+	RuntimeNative = "native" // AgentHub's own loop over an LLM provider
+	RuntimeScript = "script" // a playbook, never an AI model
+)
+
+// Providers of the native runtime.
+const (
+	ProviderOpenAI    = "openai"    // OpenAI and every OpenAI-compatible server (Ollama, LM Studio, llama.cpp, vLLM)
+	ProviderAnthropic = "anthropic" // Anthropic Messages API
+)
+
+// Profile is one parsed profile file.
+type Profile struct {
+	Name     string   `toml:"name"`
+	Runtime  string   `toml:"runtime"`
+	Provider string   `toml:"provider"`
+	BaseURL  string   `toml:"base_url"`
+	Model    string   `toml:"model"`
+	Fallback []string `toml:"fallback_models"`
+	// KeyEnv names the environment variable that holds the API key; empty
+	// for local servers that need none.
+	KeyEnv    string `toml:"key_env"`
+	System    string `toml:"system"`
+	MaxTokens int    `toml:"max_tokens"`
+	// Tools limits the tools offered; empty offers every built-in tool.
+	Tools      []string `toml:"tools"`
+	Playbook   string   `toml:"playbook"` // script runtime: the playbook file, relative to the profile
+	RunTimeout Duration `toml:"run_timeout"`
+	Stop       Stop     `toml:"stop"`
+	File       string   `toml:"-"` // the file it came from
+}
+
+// Stop holds the stop conditions (run-model.md §6).
+type Stop struct {
+	MaxRounds         int      `toml:"max_rounds"`
+	Timeout           Duration `toml:"timeout"`
+	TokenBudget       int64    `toml:"token_budget"`
+	ConsecutiveErrors int      `toml:"consecutive_errors"`
+	StopOnTool        string   `toml:"stop_on_tool"`
+	ContentMatch      string   `toml:"content_match"`
+	LoopWindow        int      `toml:"loop_window"`
+}
+
+// Duration is a TOML string such as "90s" or "30m".
+type Duration struct{ time.Duration }
+
+// UnmarshalText parses a Go duration.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("duration %q: use a number with a unit, e.g. \"90s\" or \"30m\"", b)
+	}
+	if v < 0 {
+		return fmt.Errorf("duration %q must not be negative", b)
+	}
+	d.Duration = v
+	return nil
+}
+
+var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+
+// Parse reads one profile.
+func Parse(data []byte) (Profile, error) {
+	var p Profile
+	dec := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		var strict *toml.StrictMissingError
+		if errors.As(err, &strict) {
+			return p, errors.New(strings.TrimSpace(strict.String()))
+		}
+		return p, err
+	}
+	return p, p.validate()
+}
+
+func (p Profile) validate() error {
+	switch {
+	case !nameRE.MatchString(p.Name):
+		return fmt.Errorf("name %q: use lower case letters, digits, '.', '_' and '-'", p.Name)
+	case p.Runtime == RuntimeScript && p.Playbook == "":
+		return errors.New("a script profile needs playbook = \"FILE\"")
+	case p.Runtime == RuntimeScript:
+		return nil
+	case p.Runtime != RuntimeNative:
+		return fmt.Errorf("runtime %q: use native or script", p.Runtime)
+	case p.Provider != ProviderOpenAI && p.Provider != ProviderAnthropic:
+		return fmt.Errorf("provider %q: use openai (also for Ollama, LM Studio, llama.cpp, vLLM) or anthropic", p.Provider)
+	case p.Model == "":
+		return errors.New("model is required")
+	case strings.ContainsAny(p.KeyEnv, "= \t"):
+		return fmt.Errorf("key_env %q must be the name of an environment variable, not a key", p.KeyEnv)
+	case p.MaxTokens < 0:
+		return errors.New("max_tokens must not be negative")
+	}
+	return nil
+}
+
+// Problem is a profile file that could not be loaded.
+type Problem struct {
+	File string
+	Err  error
+}
+
+func (p Problem) Error() string { return fmt.Sprintf("%s: %v", filepath.Base(p.File), p.Err) }
+
+// LoadDir reads every *.toml in dir, in name order. A broken file is
+// reported and skipped, so one typo does not disable the others; two files
+// with the same name are a problem for the second.
+func LoadDir(dir string) ([]Profile, []Problem) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.toml"))
+	if err != nil {
+		return nil, []Problem{{File: dir, Err: err}}
+	}
+	sort.Strings(files)
+	var out []Profile
+	var problems []Problem
+	seen := map[string]bool{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			problems = append(problems, Problem{File: f, Err: err})
+			continue
+		}
+		p, err := Parse(data)
+		switch {
+		case err != nil:
+			problems = append(problems, Problem{File: f, Err: err})
+		case seen[p.Name]:
+			problems = append(problems, Problem{File: f, Err: fmt.Errorf("a profile named %q already exists", p.Name)})
+		default:
+			seen[p.Name] = true
+			p.File = f
+			if p.Playbook != "" && !filepath.IsAbs(p.Playbook) {
+				p.Playbook = filepath.Join(dir, p.Playbook)
+			}
+			out = append(out, p)
+		}
+	}
+	return out, problems
+}

@@ -1,0 +1,76 @@
+package profile
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParse(t *testing.T) {
+	tests := []struct{ name, text, wantErr string }{
+		{"native ok", `name = "local"
+runtime = "native"
+provider = "openai"
+base_url = "http://127.0.0.1:11434/v1"
+model = "qwen3"
+run_timeout = "10m"
+[stop]
+max_rounds = 3
+timeout = "90s"`, ""},
+		{"script ok", "name = \"tour\"\nruntime = \"script\"\nplaybook = \"tour.toml\"", ""},
+		{"typo", "name = \"x\"\nruntime = \"native\"\nprovider = \"openai\"\nmodel = \"m\"\nmodle = \"m\"", "modle"},
+		{"bad name", "name = \"Bad Name\"\nruntime = \"script\"\nplaybook = \"p\"", "name"},
+		{"bad runtime", "name = \"x\"\nruntime = \"magic\"", "runtime"},
+		{"bad provider", "name = \"x\"\nruntime = \"native\"\nprovider = \"acme\"\nmodel = \"m\"", "provider"},
+		{"no model", "name = \"x\"\nruntime = \"native\"\nprovider = \"openai\"", "model"},
+		{"key in key_env", "name = \"x\"\nruntime = \"native\"\nprovider = \"openai\"\nmodel = \"m\"\nkey_env = \"KEY=sk-1\"", "key_env"},
+		{"bad duration", "name = \"x\"\nruntime = \"native\"\nprovider = \"openai\"\nmodel = \"m\"\nrun_timeout = \"soon\"", "duration"},
+		{"script without playbook", "name = \"x\"\nruntime = \"script\"", "playbook"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := Parse([]byte(tc.text))
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("err = %v, want it to mention %q (%+v)", err, tc.wantErr, p)
+			}
+		})
+	}
+	p, _ := Parse([]byte(tests[0].text))
+	if p.RunTimeout.Duration != 10*time.Minute || p.Stop.Timeout.Duration != 90*time.Second || p.Stop.MaxRounds != 3 {
+		t.Fatalf("parsed %+v", p)
+	}
+}
+
+func TestLoadDirSkipsBrokenAndDuplicates(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"a.toml":     "name = \"a\"\nruntime = \"script\"\nplaybook = \"play.toml\"",
+		"b.toml":     "name = \"a\"\nruntime = \"script\"\nplaybook = \"p\"",
+		"c.toml":     "name = ",
+		"notes.txt":  "ignored",
+		"play.toml2": "",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list, problems := LoadDir(dir)
+	if len(list) != 1 || list[0].Name != "a" || list[0].Playbook != filepath.Join(dir, "play.toml") {
+		t.Fatalf("profiles: %+v", list)
+	}
+	if len(problems) != 2 || !strings.Contains(problems[0].Error(), "already exists") {
+		t.Fatalf("problems: %v", problems)
+	}
+	if list, problems := LoadDir(filepath.Join(dir, "missing")); len(list) != 0 || len(problems) != 0 {
+		t.Fatalf("a missing directory is no profiles and no problem: %v %v", list, problems)
+	}
+}
