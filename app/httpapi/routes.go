@@ -22,6 +22,17 @@ func (s *Server) workspaceRoutes(mux *http.ServeMux) {
 		v, err := s.workspaces.Add(in.Path)
 		reply(w, v, err)
 	})
+	mux.HandleFunc("POST /api/workspaces/{id}/undo", func(w http.ResponseWriter, r *http.Request) {
+		var in struct {
+			CheckpointID string `json:"checkpointId"`
+		}
+		if err := readJSON(r, &in); err != nil {
+			writeError(w, err, 0)
+			return
+		}
+		v, err := s.workspaces.Undo(r.PathValue("id"), in.CheckpointID)
+		reply(w, v, err)
+	})
 	mux.HandleFunc("DELETE /api/workspaces/{id}", func(w http.ResponseWriter, r *http.Request) {
 		err := s.workspaces.Remove(r.PathValue("id"))
 		reply(w, struct{}{}, err)
