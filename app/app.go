@@ -22,10 +22,11 @@ import (
 
 // Window is the running desktop app.
 type Window struct {
-	core   *api.Core
-	ctx    context.Context
-	lock   *api.Lock
-	events *bridge
+	core      *api.Core
+	ctx       context.Context
+	lock      *api.Lock
+	events    *bridge
+	attention *attention
 
 	// Runtime functions are fields so tests can replace them: calling the
 	// real ones without a Wails context exits the process.
@@ -50,9 +51,16 @@ func Run(core *api.Core, assets fs.FS, icon []byte) error {
 			api.DisplayPath(home))
 		return nil
 	}
-	w := &Window{core: core, lock: lock, events: &bridge{emit: runtime.EventsEmit}, emit: runtime.EventsEmit, pickFolder: runtime.OpenDirectoryDialog,
+	att := &attention{setTitle: runtime.WindowSetTitle, notify: runtime.SendNotification, pending: pendingCount(core)}
+	w := &Window{core: core, lock: lock, attention: att,
+		events: &bridge{emit: runtime.EventsEmit, seen: func(ctx context.Context, batch []backend.Event) {
+			if touches(batch) {
+				att.refresh(ctx)
+			}
+		}}, emit: runtime.EventsEmit, pickFolder: runtime.OpenDirectoryDialog,
 		quit: runtime.Quit, errorBox: runtime.MessageDialog}
 	core.PickDirectory = w.pickDirectory
+	core.Notify = func(heading, body string) error { return w.attention.send(w.ctx, heading, body) }
 	core.SetSink(w.events)
 	err = wails.Run(&options.App{
 		Title:            "AgentHub",
@@ -91,7 +99,11 @@ func Bindings(core *api.Core) []any {
 func (w *Window) startup(ctx context.Context) {
 	w.ctx = ctx
 	go w.events.run(ctx)
-	if err := w.core.Open(ctx); err != nil {
+	err := w.core.Open(ctx)
+	if err == nil {
+		w.attention.refresh(ctx) // approvals left pending by an earlier session
+	}
+	if err != nil {
 		body := api.ErrorOf(err)
 		slog.Error("start-up failed", "code", body.Code, "err", err)
 		_, _ = w.errorBox(ctx, runtime.MessageDialogOptions{Type: runtime.ErrorDialog,
@@ -122,3 +134,11 @@ func (w *Window) pickDirectory() (string, error) {
 
 // formatError turns every bound-method error into {code, message, next}.
 func formatError(err error) any { return api.ErrorOf(err) }
+
+// pendingCount counts pending approvals across runs.
+func pendingCount(core *api.Core) func() (int, error) {
+	return func() (int, error) {
+		list, err := api.NewApprovalsAPI(core).List()
+		return len(list), err
+	}
+}

@@ -26,6 +26,8 @@ const maxPending = 10000
 // emits every tick.
 type bridge struct {
 	emit func(ctx context.Context, name string, data ...any)
+	// seen, when set, is called after each emitted batch (the title count).
+	seen func(ctx context.Context, batch []backend.Event)
 
 	mu      sync.Mutex
 	pending []backend.Event
@@ -69,5 +71,8 @@ func (b *bridge) flush(ctx context.Context) {
 	}
 	if len(batch) > 0 {
 		b.emit(ctx, eventsChannel, batch)
+		if b.seen != nil {
+			b.seen(ctx, batch)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -66,5 +67,23 @@ func TestBridgeBoundsAStalledPage(t *testing.T) {
 	}
 	if len(b.pending) != maxPending || !b.dropped || b.pending[0].Sequence != 10 {
 		t.Fatalf("pending %d, dropped %v, first %d", len(b.pending), b.dropped, b.pending[0].Sequence)
+	}
+}
+
+func TestTitleCountFollowsPendingApprovals(t *testing.T) {
+	var titles []string
+	pending := 0
+	a := &attention{setTitle: func(_ context.Context, s string) { titles = append(titles, s) },
+		pending: func() (int, error) { return pending, nil }}
+	for _, n := range []int{0, 2, 2, 1, 0} {
+		pending = n
+		a.refresh(t.Context())
+	}
+	if got := strings.Join(titles, "|"); got != "AgentHub (2)|AgentHub (1)|AgentHub" {
+		t.Fatalf("titles %q", got)
+	}
+	if !touches([]backend.Event{{Type: backend.EvMessageDelta}, {Type: backend.EvApprovalRequested}}) ||
+		touches([]backend.Event{{Type: backend.EvMessageDelta}}) {
+		t.Fatal("touches misjudges which batches can change the count")
 	}
 }

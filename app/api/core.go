@@ -40,6 +40,8 @@ type Core struct {
 
 	// PickDirectory opens the native directory dialog; only the window sets it.
 	PickDirectory func() (string, error)
+	// Notify sends a desktop notification; only the window sets it.
+	Notify func(heading, body string) error
 }
 
 // DBFile is the SQLite database's name inside the data directory.
