@@ -28,6 +28,7 @@ const (
 	PrefixWorkspace  = "ws"
 	PrefixApproval   = "apr"
 	PrefixDecision   = "dec"
+	PrefixGrant      = "grt"
 	PrefixPatch      = "pat"
 	PrefixCall       = "call"
 	PrefixMessage    = "msg"

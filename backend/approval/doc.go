@@ -12,8 +12,10 @@
 //   - A subject hash covers exactly what the reviewer was shown; any drift
 //     gives a different hash.
 //
-// The package must not touch the disk beyond the fs.FS it is handed, must not
-// persist anything (the store does) and must not decide on behalf of a user:
-// it evaluates, the engine suspends, and only a local user's explicit action
-// resolves a ticket (AP12).
+// On disk the package touches only a workspace's policy file: [Gate] reads
+// it and [AppendRule] replaces it atomically, both through an os.Root of the
+// workspace, never through a plain path. It must not
+// persist anything else (the store does) and must not decide on behalf of a
+// user: it evaluates, the engine suspends, and only a local user's explicit
+// action resolves a ticket or adds a rule (AP12).
 package approval

@@ -283,6 +283,7 @@ func (e *Engine) Approvals(ctx context.Context, runID string) ([]backend.Approva
 func (e *Engine) Shutdown(ctx context.Context) error {
 	e.mu.Lock()
 	e.draining = true
+	e.lanes.drain()
 	for _, rc := range e.runs {
 		rc.stop(errShutdown)
 	}

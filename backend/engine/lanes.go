@@ -15,6 +15,8 @@ type lanes struct {
 	active   int // global slots held
 	sessions map[string]*sessionLane
 	gq       []*waiter
+	// draining is set at quit: nothing is granted any more (CC4).
+	draining bool
 	observe  func(active int, sessionsBusy map[string]int) // test hook, called under mu
 }
 
@@ -67,8 +69,17 @@ func (l *lanes) lane(s string) *sessionLane {
 	return sl
 }
 
+// drain stops every grant. On quit, a run that releases its slot does not
+// hand it on, so queued runs stay Accepted in SQLite and are re-enqueued at
+// the next start (CC4, SR12) instead of starting while the engine stops.
+func (l *lanes) drain() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.draining = true
+}
+
 func (l *lanes) grantSessions(sl *sessionLane) {
-	if sl.held || len(sl.queue) == 0 {
+	if l.draining || sl.held || len(sl.queue) == 0 {
 		return
 	}
 	w := sl.queue[0]
@@ -159,7 +170,7 @@ func (l *lanes) acquireGlobal(ctx context.Context, runID string, resumed bool) e
 }
 
 func (l *lanes) grantGlobal() {
-	for l.active < l.limit && len(l.gq) > 0 {
+	for !l.draining && l.active < l.limit && len(l.gq) > 0 {
 		w := l.gq[0]
 		l.gq = l.gq[1:]
 		l.active++

@@ -126,13 +126,23 @@ func (e *Engine) resumeWaiting(ctx context.Context, r store.RunRecord, p Profile
 	if err != nil {
 		return err
 	}
+	decided, err := e.decided(ctx, ck.Cur)
+	if err != nil {
+		return fmt.Errorf("recover run %s: %w", r.ID, err)
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	rc := e.newCtl(r, p)
 	rc.st, rc.cur = ck.Stats, ck.Cur
-	rc.transcript, rc.msgCount = append(msgs, backend.Message{Role: backend.RoleUser, Text: r.Task}), len(msgs)
-	if len(msgs) > 0 && r.Task == "" {
-		rc.transcript = msgs
+	// The task message is stored with the run's first step (writeStep): only
+	// a run that has not finished a step yet gets it appended again.
+	rc.transcript, rc.msgCount = msgs, len(msgs)
+	if ck.Stats.Steps == 0 {
+		rc.transcript = append(rc.transcript, backend.Message{Role: backend.RoleUser, Text: r.Task})
+	}
+	rc.decisions = make(chan store.StoredDecision, cap(rc.decisions)+len(decided))
+	for _, d := range decided {
+		rc.decisions <- d
 	}
 	e.lanes.claim(r.SessionID, r.ID)
 	rc.holdsSession = true
@@ -143,6 +153,34 @@ func (e *Engine) resumeWaiting(ctx context.Context, r store.RunRecord, p Profile
 		rc.runEnd(rc.waitRecovered())
 	})
 	return nil
+}
+
+// decided returns the decisions committed for the step's Suspended calls
+// that the previous process did not live to apply. A decision is durable once
+// committed (SR3), and a run still in NeedsApproval has applied none since
+// its last suspension checkpoint: applying one first commits the move to
+// Running.
+func (e *Engine) decided(ctx context.Context, cur *stepState) ([]store.StoredDecision, error) {
+	var out []store.StoredDecision
+	_, err := e.store.Do(ctx, func(tx *store.Tx) error {
+		for _, c := range cur.Calls {
+			if c.Status != backend.CallSuspended || c.TicketID == "" {
+				continue
+			}
+			d, ok, err := tx.DecisionFor(c.TicketID)
+			if err != nil {
+				return err
+			}
+			if ok {
+				if string(d.Payload) == "null" { // stored for "no payload"
+					d.Payload = nil
+				}
+				out = append(out, d)
+			}
+		}
+		return nil
+	})
+	return out, err
 }
 
 // waitRecovered waits in NeedsApproval without re-committing the state.

@@ -26,6 +26,12 @@ type runCtl struct {
 	st         stats
 	cur        *stepState
 
+	// grants are the run's "approve for this run" grants (AP11), read from
+	// the store on first use so that they survive a restart. Only the run's
+	// own goroutine touches them.
+	grants     []heldGrant
+	grantsRead bool
+
 	mu       sync.Mutex
 	stoppers []backend.Stopper
 	stopOnce sync.Once
@@ -55,6 +61,10 @@ type callState struct {
 	Subject    string                  `json:"subjectHash,omitempty"`
 	ResumeMode backend.ResumeMode      `json:"resumeMode,omitempty"`
 	Executed   bool                    `json:"executed,omitempty"`
+	// Gate is the kind of the gated action approved for this call (by a
+	// reviewer, a grant or a rule); set, the action is verified against
+	// Subject right before it executes (AP10).
+	Gate backend.ActionKind `json:"gate,omitempty"`
 }
 
 // ckState is what a checkpoint holds beyond the committed messages.

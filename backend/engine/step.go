@@ -225,22 +225,9 @@ func (rc *runCtl) gateAndRun(c *callState) (end *ending, stopBatch bool) {
 		return rc.finish(c, backend.CallFailed, toolError(err), true), false
 	}
 	if action != nil {
-		res := rc.e.cfg.Gate.Evaluate(rc.ctx, backend.GateRequest{RunID: rc.rec.ID,
-			WorkspaceID: rc.rec.WorkspaceID, Tool: c.Req.Name, Action: *action})
-		switch res.Verdict {
-		case backend.Deny:
-			if end := rc.finish(c, backend.CallFailed, "permission_denied: "+res.Reason, true); end != nil {
-				return end, true
-			}
-			if end := rc.backfill(0, "interrupted"); end != nil {
-				return end, true
-			}
-			return failed(backend.FailPermissionDenied, "the policy denied "+string(action.Kind)), true
-		case backend.Ask:
-			return rc.ask(c, *action, res), false
-		}
+		return rc.gate(tool, c, action)
 	}
-	return rc.execute(tool, c, action, nil)
+	return rc.execute(tool, c, nil, nil)
 }
 
 func toolError(err error) string {

@@ -14,15 +14,17 @@ var errRejectStop = errors.New("approval_rejected")
 
 // ask suspends a call with an approval ticket (AP4).
 func (rc *runCtl) ask(c *callState, a backend.GatedAction, res backend.PolicyResult) *ending {
-	hash, err := canon.SHA256(json.RawMessage(orNull(a.Subject)))
+	hash, err := subjectHash(a)
 	if err != nil {
 		return rc.finish(c, backend.CallFailed, "invalid action subject", true)
 	}
+	offered, grant := decisionsFor(c.Req.Name, a, res, rc.e.store.Redact)
 	tk := store.Ticket{TicketKind: "approval", ResumeMode: backend.ResumeReplayToolCall,
 		ApprovalRequest: backend.ApprovalRequest{ID: backend.NewID(backend.PrefixApproval), RunID: rc.rec.ID,
 			ToolCallID: c.Req.ID, Kind: a.Kind, Title: a.Title, Preview: a.Preview, Risk: a.Risk,
 			Subject: a.Subject, SubjectHash: hash, PolicyTrace: res.Trace, Enforcement: string(backend.Enforced),
-			DecisionsOffered: offered(a.Kind)}}
+			DecisionsOffered: offered, GrantPreview: grant}}
+	c.Gate = a.Kind
 	if err := rc.commit(func(tx *store.Tx) error { return rc.suspendTx(tx, c, tk) }); err != nil {
 		return failed(backend.FailInternal, "could not record the approval request")
 	}
@@ -34,14 +36,6 @@ func orNull(b json.RawMessage) json.RawMessage {
 		return json.RawMessage("null")
 	}
 	return b
-}
-
-func offered(k backend.ActionKind) []backend.DecisionKind {
-	if k.AlwaysAsks() {
-		return []backend.DecisionKind{backend.ApproveOnce, backend.RejectAndTell, backend.RejectAndStop}
-	}
-	return []backend.DecisionKind{backend.ApproveOnce, backend.ApproveForRun, backend.AlwaysAllowWorkspace,
-		backend.RejectAndTell, backend.RejectAndStop}
 }
 
 func inputTicket(c *callState, s *backend.Suspension) store.Ticket {
@@ -128,22 +122,13 @@ func (rc *runCtl) apply(d store.StoredDecision) *ending {
 	if c.ResumeMode == backend.ResumeUseDecisionAsToolResult {
 		return rc.finish(c, backend.CallSucceeded, string(d.Payload), false)
 	}
-	tool := rc.e.cfg.Tools[c.Req.Name]
-	action, err := tool.Action(rc.ctx, rc.env(), c.Req.Arguments)
-	if err != nil {
-		return rc.finish(c, backend.CallFailed, toolError(err), true)
-	}
-	if action != nil && c.ResumeMode == backend.ResumeReplayToolCall {
-		hash, _ := canon.SHA256(json.RawMessage(orNull(action.Subject)))
-		if hash != c.Subject { // AP10: the action changed since it was shown
-			return rc.finish(c, backend.CallFailed, "permission_denied: approval_drift", true)
-		}
-	}
 	resume := d.Payload
 	if len(resume) == 0 || string(resume) == "null" {
 		resume, _ = json.Marshal(map[string]any{"decision": d.Kind, "decisionId": d.DecisionID})
 	}
-	end, stop := rc.execute(tool, c, action, resume)
+	end, stop := rc.verified(rc.e.cfg.Tools[c.Req.Name], c, resume, func(action *backend.GatedAction) *ending {
+		return rc.keepGrant(d, c, action)
+	})
 	if end == nil && stop {
 		return rc.backfill(0, "interrupted")
 	}
@@ -243,6 +228,9 @@ func (e *Engine) Decide(ctx context.Context, d backend.Decision) (string, error)
 		}
 		if d.SubjectHash != tk.SubjectHash {
 			return backend.Errorf(backend.CodeApprovalStale, "the request changed after it was shown")
+		}
+		if err := checkDecision(tk, d.Kind); err != nil {
+			return err
 		}
 		sd = store.StoredDecision{Decision: d, RunID: tk.RunID, Outcome: json.RawMessage(`{"outcome":"accepted"}`)}
 		sd.ToolCallID = tk.ToolCallID

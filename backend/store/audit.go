@@ -33,7 +33,7 @@ func (s *Store) AppendAudit(ctx context.Context, e backend.AuditEntry) (backend.
 	var out backend.AuditEntry
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		var err error
-		out, err = appendAudit(ctx, tx, e)
+		out, err = appendAudit(ctx, tx, s.red.audit(e))
 		return err
 	})
 	return out, err

@@ -98,7 +98,14 @@ func (s *Store) Events(ctx context.Context, runID string, after int64, limit int
 		return nil, fmt.Errorf("read events of %s: %w", runID, err)
 	}
 	defer rows.Close()
-	out := make([]backend.Event, 0, max(limit, 16))
+	size := limit
+	if size < 0 { // all of them: size the slice once instead of doubling it up to 100k events
+		var last int64
+		if err := s.r.QueryRowContext(ctx, `SELECT last_seq FROM runs WHERE id = ?`, runID).Scan(&last); err == nil {
+			size = int(max(last-after, 0))
+		}
+	}
+	out := make([]backend.Event, 0, max(size, 16))
 	for rows.Next() {
 		ev := backend.Event{RunID: runID}
 		var payload []byte

@@ -42,7 +42,7 @@ func (r RunRecord) Summary() backend.RunSummary {
 // CreateSession inserts a session of a workspace.
 func (t *Tx) CreateSession(id, workspaceID, title string) error {
 	_, err := t.tx.ExecContext(t.ctx, `INSERT INTO sessions (id, workspace_id, title, created_at)
-		VALUES (?, ?, ?, ?)`, id, workspaceID, title, now())
+		VALUES (?, ?, ?, ?)`, id, workspaceID, t.s.red.text(title), now())
 	if err != nil {
 		return fmt.Errorf("create session %s: %w", id, err)
 	}
@@ -64,6 +64,7 @@ func (t *Tx) CreateRun(r RunRecord, created any) (RunRecord, error) {
 	if len(r.Stats) == 0 {
 		r.Stats = json.RawMessage("{}")
 	}
+	r.Task, r.Plan = t.s.red.text(r.Task), t.s.red.json(r.Plan)
 	_, err := t.tx.ExecContext(t.ctx, `INSERT INTO runs (id, session_id, workspace_id, profile, agent_id, runtime,
 		task, state, scripted, actor, surface, queue_seq, plan, stats, created_at, updated_at, last_event_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -119,6 +120,7 @@ func (t *Tx) Transition(runID string, to backend.RunState, reason string, end *E
 	if end != nil {
 		e = *end
 	}
+	e.Message = t.s.red.text(e.Message) // errors may quote tool output
 	var ended any
 	if to.Terminal() {
 		ended = now()
@@ -157,6 +159,7 @@ func (t *Tx) SetStats(runID string, stats any) error {
 	if err != nil {
 		return fmt.Errorf("encode stats of %s: %w", runID, err)
 	}
+	raw = t.s.red.json(raw) // loop detection keeps recent texts
 	if _, err := t.tx.ExecContext(t.ctx, `UPDATE runs SET stats = ?, updated_at = ? WHERE id = ?`,
 		string(raw), now(), runID); err != nil {
 		return fmt.Errorf("update stats of %s: %w", runID, err)
@@ -192,6 +195,11 @@ func (t *Tx) PutCall(c Call) error {
 	if c.ResumeMode == "" {
 		c.ResumeMode = backend.ResumeReplayToolCall
 	}
+	// Arguments are kept as the model produced them (TC2) except for
+	// secrets: a replay after a restart then sees another subject and fails
+	// closed (AP10) instead of a secret being stored.
+	c.Arguments, c.Result, c.ResumeInput = t.s.red.json(c.Arguments), t.s.red.json(c.Result), t.s.red.json(c.ResumeInput)
+	c.SuspensionReason = t.s.red.text(c.SuspensionReason)
 	_, err = t.tx.ExecContext(t.ctx, `INSERT INTO tool_calls (run_id, id, step, idx, name, arguments, status,
 		resume_mode, ticket_id, suspension_reason, resume_input, subject_hash, result, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, nullif(?, ''), ?, ?, ?, ?, ?)
@@ -233,6 +241,7 @@ func (t *Tx) AddMessages(sessionID, runID string, step int, expected int, msgs [
 		if err != nil {
 			return 0, fmt.Errorf("encode message: %w", err)
 		}
+		raw = t.s.red.json(raw)
 		if _, err := t.tx.ExecContext(t.ctx, `INSERT INTO messages (id, session_id, run_id, position, step, role,
 			content, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, m.ID, sessionID, runID, count, step,
 			string(m.Role), string(raw), now()); err != nil {
@@ -253,6 +262,7 @@ func (t *Tx) Checkpoint(runID, kind string, step int, state any) (string, error)
 	if err != nil {
 		return "", fmt.Errorf("encode checkpoint: %w", err)
 	}
+	raw = t.s.red.json(raw) // holds the open step: model text and tool results
 	id := backend.NewID(backend.PrefixCheckpoint)
 	_, err = t.tx.ExecContext(t.ctx, `INSERT INTO checkpoints (id, run_id, kind, step, version, state, created_at)
 		VALUES (?, ?, ?, ?, (SELECT coalesce(max(version), 0) + 1 FROM checkpoints WHERE run_id = ?), ?, ?)`,

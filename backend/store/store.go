@@ -55,7 +55,9 @@ type Store struct {
 	w    *sql.DB // the single writer: one connection
 	r    *sql.DB // readers
 
-	insEvent      *sql.Stmt
+	// The committer's statements, prepared once on w: every job runs them.
+	insEvent, spBegin, spRelease *sql.Stmt
+
 	jobs          chan jobReq
 	jobsMu        sync.RWMutex
 	jobsClosed    bool
@@ -64,6 +66,8 @@ type Store struct {
 
 	pubMu sync.RWMutex
 	pub   backend.Sink
+
+	red redactorSlot // see [Store.SetRedactor]
 }
 
 // By says who made a change, for its audit entry.
@@ -104,13 +108,11 @@ func open(ctx context.Context, path string, migrations fs.FS) (*Store, error) {
 		return nil, fmt.Errorf("open store readers: %w", err)
 	}
 	r.SetMaxOpenConns(4)
-	ins, err := w.PrepareContext(ctx, `INSERT INTO events (run_id, seq, id, type, session_id, agent_id, ts,
-		schema_version, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-	if err != nil {
-		return nil, errors.Join(fmt.Errorf("prepare event insert: %w", err), r.Close(), w.Close())
+	s := &Store{path: path, w: w, r: r, jobs: make(chan jobReq, 4096), committerDone: make(chan struct{}),
+		meta: map[string]runMeta{}}
+	if err := s.prepare(ctx); err != nil {
+		return nil, errors.Join(err, s.closeStmts(), r.Close(), w.Close())
 	}
-	s := &Store{path: path, w: w, r: r, insEvent: ins, jobs: make(chan jobReq, 4096),
-		committerDone: make(chan struct{}), meta: map[string]runMeta{}}
 	go s.committer()
 	return s, nil
 }
@@ -180,7 +182,36 @@ func (s *Store) Close() error {
 	}
 	s.jobsMu.Unlock()
 	<-s.committerDone
-	return errors.Join(s.insEvent.Close(), s.r.Close(), s.w.Close())
+	return errors.Join(s.closeStmts(), s.r.Close(), s.w.Close())
+}
+
+func (s *Store) prepare(ctx context.Context) error {
+	for _, p := range []struct {
+		stmt  **sql.Stmt
+		query string
+	}{
+		{&s.insEvent, `INSERT INTO events (run_id, seq, id, type, session_id, agent_id, ts, schema_version, payload)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&s.spBegin, "SAVEPOINT job"},
+		{&s.spRelease, "RELEASE job"},
+	} {
+		st, err := s.w.PrepareContext(ctx, p.query)
+		if err != nil {
+			return fmt.Errorf("prepare %q: %w", p.query, err)
+		}
+		*p.stmt = st
+	}
+	return nil
+}
+
+func (s *Store) closeStmts() error {
+	var errs []error
+	for _, st := range []*sql.Stmt{s.insEvent, s.spBegin, s.spRelease} {
+		if st != nil {
+			errs = append(errs, st.Close())
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // Integrity runs PRAGMA integrity_check and returns nil when it says "ok".

@@ -23,7 +23,12 @@ func (t *Tx) CreateTicket(tk Ticket) error {
 	if a.CreatedAt == "" {
 		a.CreatedAt = now()
 	}
+	// The preview and subject show commands and diffs: what is stored and
+	// sent is redacted; the subject hash stays the one of what will execute.
+	a.Title, a.GrantPreview = t.s.red.text(a.Title), t.s.red.text(a.GrantPreview)
+	a.Preview, a.Subject = t.s.red.json(a.Preview), t.s.red.json(a.Subject)
 	trace, _ := json.Marshal(nonNil(a.PolicyTrace))
+	trace = t.s.red.json(trace)
 	offered, _ := json.Marshal(nonNil(a.DecisionsOffered))
 	_, err := t.tx.ExecContext(t.ctx, `INSERT INTO approvals (id, run_id, tool_call_id, ticket_kind, kind, title,
 		preview, risk, subject, subject_hash, base_commit, policy_trace, enforcement, decisions_offered,
@@ -113,6 +118,7 @@ func (t *Tx) Resolve(d StoredDecision, resolver string) error {
 	if n, _ := res.RowsAffected(); n != 1 {
 		return fmt.Errorf("resolve ticket %s: not open: %w", d.ApprovalID, backend.ErrNotFound)
 	}
+	d.Reason, d.Payload = t.s.red.text(d.Reason), t.s.red.json(d.Payload)
 	_, err = t.tx.ExecContext(t.ctx, `INSERT INTO decisions (id, approval_id, run_id, tool_call_id, kind,
 		subject_hash, reason, hunks, payload, actor, surface, outcome, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, d.DecisionID, d.ApprovalID, d.RunID, d.ToolCallID,

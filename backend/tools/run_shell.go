@@ -8,7 +8,6 @@ import (
 	"os"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -94,13 +93,14 @@ func shellTimeout(a shellArgs) int {
 	return min(a.TimeoutSeconds, maxShellTimeout)
 }
 
+// firstLine is the first line of s, cut to at most n bytes at a space: a
+// word is shown whole or not at all, so a title never holds a partial
+// token that the redaction of stored text could no longer recognise.
 func firstLine(s string, n int) string {
 	line, _, more := strings.Cut(s, "\n")
 	if len(line) > n {
-		line, more = line[:n], true
-		for !utf8.ValidString(line) {
-			line = line[:len(line)-1]
-		}
+		cut := strings.LastIndexAny(line[:n+1], " \t")
+		line, more = strings.TrimRight(line[:max(cut, 0)], " \t"), true // cut at ASCII: valid UTF-8
 	}
 	if more {
 		line += " …"

@@ -1,0 +1,230 @@
+package approval
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"sync"
+	"time"
+
+	"agenthub/backend"
+)
+
+// RuleBrokenPolicy names the trace step of an evaluation under a policy file
+// that cannot be read or parsed. Every gated action then asks (fail closed,
+// never open), and grants do not apply: a deny rule the file may hold cannot
+// be seen.
+const RuleBrokenPolicy = "builtin:broken-policy"
+
+// RuleInvalidSubject names the trace step of an action whose subject cannot
+// be read: it asks (a secret access is still denied).
+const RuleInvalidSubject = "builtin:invalid-subject"
+
+// maxPolicyBytes bounds the policy file; a larger file is broken.
+const maxPolicyBytes = 1 << 20
+
+// settle is how recent a file's modification time may be before its cache
+// entry is trusted: a second write within the file system's clock
+// granularity could keep both the time and the size.
+const settle = 2 * time.Second
+
+// Gate is the policy gate of runs ([backend.Gate]). For each request it
+// reads the workspace's [PolicyPath] through an os.Root of the workspace,
+// maps the action to an [Action] and evaluates it (Deny > Allow > Ask). A
+// missing file is [DefaultPolicy]; a broken one makes every action ask.
+// Parsed policies are cached per workspace root by size and modification
+// time. A Gate is safe for concurrent use.
+type Gate struct {
+	roots func(workspaceID string) (string, error)
+
+	mu    sync.Mutex
+	cache map[string]cachedPolicy // by workspace root
+}
+
+type cachedPolicy struct {
+	stamp  policyStamp
+	policy *Policy
+	err    error
+}
+
+// policyStamp identifies a version of the policy file without reading it.
+type policyStamp struct {
+	exists  bool
+	size    int64
+	modTime time.Time
+}
+
+func (s policyStamp) same(o policyStamp) bool {
+	return s.exists == o.exists && s.size == o.size && s.modTime.Equal(o.modTime)
+}
+
+// NewGate returns a gate that resolves a workspace id to its absolute root
+// with roots (the workspace registry).
+func NewGate(roots func(workspaceID string) (root string, err error)) *Gate {
+	return &Gate{roots: roots, cache: map[string]cachedPolicy{}}
+}
+
+// Evaluate implements [backend.Gate].
+func (g *Gate) Evaluate(_ context.Context, req backend.GateRequest) backend.PolicyResult {
+	a, err := ActionOf(req)
+	if err != nil {
+		return unreadable(req.Action.Kind, err)
+	}
+	p, err := g.Policy(req.WorkspaceID)
+	if err != nil {
+		return broken(DefaultPolicy().Evaluate(a), err)
+	}
+	return capped(p.Evaluate(a), a)
+}
+
+// ActionOf maps a tool's gated action to the policy's view of it. A tool's
+// Subject is JSON whose field names are those of [Action] (kind, path,
+// preimages, command, cwd, method, url…); unknown fields are ignored. The
+// action's Kind and the called tool are authoritative; a subject that names
+// another kind is an error, so the caller fails closed.
+func ActionOf(req backend.GateRequest) (Action, error) {
+	bare := Action{Kind: req.Action.Kind, Tool: req.Tool}
+	var a Action
+	if s := bytes.TrimSpace(req.Action.Subject); len(s) > 0 && !bytes.Equal(s, []byte("null")) {
+		if err := json.Unmarshal(s, &a); err != nil {
+			return bare, fmt.Errorf("read the subject of %s: %w", req.Tool, err)
+		}
+	}
+	if a.Kind != "" && a.Kind != req.Action.Kind {
+		return bare, fmt.Errorf("the subject of %s is a %s, the action a %s", req.Tool, a.Kind, req.Action.Kind)
+	}
+	a.Kind, a.Tool = req.Action.Kind, req.Tool
+	return a, nil
+}
+
+// unreadable is the result for an action whose subject cannot be read.
+func unreadable(kind backend.ActionKind, err error) backend.PolicyResult {
+	v := backend.Ask
+	if kind == backend.ActionSecret {
+		v = backend.Deny
+	}
+	return backend.PolicyResult{Verdict: v, Kind: kind, RuleID: RuleInvalidSubject,
+		Reason: fmt.Sprintf("%v: %s", err, v),
+		Trace:  []backend.TraceStep{{Rule: RuleInvalidSubject, Pattern: err.Error(), Matched: true, Verdict: v}}}
+}
+
+// broken turns a default-policy result into the result under a broken
+// policy file: built-in denials stay, everything else asks.
+func broken(r backend.PolicyResult, err error) backend.PolicyResult {
+	step := backend.TraceStep{Rule: RuleBrokenPolicy, Pattern: err.Error(), Matched: true, Verdict: backend.Ask}
+	r.Trace = append([]backend.TraceStep{step}, r.Trace...)
+	if r.Verdict == backend.Deny {
+		r.Reason += " (the workspace policy cannot be used: " + err.Error() + ")"
+		return r
+	}
+	r.Verdict, r.RuleID = backend.Ask, RuleBrokenPolicy
+	r.Reason = "the workspace policy cannot be used, so every action asks: " + err.Error()
+	return r
+}
+
+// capped re-applies the limits no rule may lift (AP6), whatever the
+// evaluation said: push, publish and deploy always ask, secrets are denied.
+// Evaluate already keeps them; this keeps the gate safe if it ever does not.
+func capped(r backend.PolicyResult, a Action) backend.PolicyResult {
+	switch {
+	case (r.Kind == backend.ActionSecret || a.Kind == backend.ActionSecret) && r.Verdict != backend.Deny:
+		r.Verdict, r.Reason = backend.Deny, "secret access is always denied"
+	case (r.Kind.AlwaysAsks() || a.Kind.AlwaysAsks()) && r.Verdict == backend.Allow:
+		r.Verdict, r.Reason = backend.Ask, fmt.Sprintf("%s always asks", r.Kind)
+	}
+	return r
+}
+
+// Policy returns the parsed policy of a workspace: [DefaultPolicy] without
+// a file, an error when the file cannot be read or parsed. Access goes
+// through an os.Root of the workspace (the package's dependencies stay the
+// standard library, so it does not use the workspace package); the error
+// names only workspace-relative paths.
+func (g *Gate) Policy(workspaceID string) (*Policy, error) {
+	root, err := g.roots(workspaceID)
+	if err != nil {
+		return nil, fmt.Errorf("resolve workspace %s: %w", workspaceID, err)
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, fmt.Errorf("open the workspace: %w", pathless(err))
+	}
+	defer r.Close()
+	stamp, err := statPolicy(r)
+	if err != nil {
+		return nil, err
+	}
+	g.mu.Lock()
+	c, ok := g.cache[root]
+	g.mu.Unlock()
+	if ok && c.stamp.same(stamp) && time.Since(stamp.modTime) > settle {
+		return c.policy, c.err
+	}
+	c = cachedPolicy{stamp: stamp, policy: DefaultPolicy()}
+	if stamp.exists {
+		c.policy, c.err = readPolicy(r)
+	}
+	g.mu.Lock()
+	g.cache[root] = c
+	g.mu.Unlock()
+	return c.policy, c.err
+}
+
+// statPolicy stamps the policy file. The policy is never read through a
+// symlink: an agent that can create links must not be able to point the
+// policy at a file it wrote.
+func statPolicy(r *os.Root) (policyStamp, error) {
+	for _, p := range []string{policyDir, PolicyPath} {
+		fi, err := r.Lstat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return policyStamp{}, nil
+		case err != nil:
+			return policyStamp{}, fmt.Errorf("read %s: %w", PolicyPath, pathless(err))
+		case fi.Mode()&fs.ModeSymlink != 0:
+			return policyStamp{}, fmt.Errorf("read %s: %s is a symbolic link", PolicyPath, p)
+		case p == policyDir && !fi.IsDir():
+			return policyStamp{}, fmt.Errorf("read %s: %s is not a directory", PolicyPath, p)
+		case p == PolicyPath && !fi.Mode().IsRegular():
+			return policyStamp{}, fmt.Errorf("read %s: not a regular file", PolicyPath)
+		case p == PolicyPath && fi.Size() > maxPolicyBytes:
+			return policyStamp{}, fmt.Errorf("read %s: larger than %d bytes", PolicyPath, maxPolicyBytes)
+		case p == PolicyPath:
+			return policyStamp{exists: true, size: fi.Size(), modTime: fi.ModTime()}, nil
+		}
+	}
+	return policyStamp{}, nil
+}
+
+// readPolicy reads and parses the file statPolicy found, bounded in size
+// even if it grew in between.
+func readPolicy(r *os.Root) (*Policy, error) {
+	f, err := r.Open(PolicyPath)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", PolicyPath, pathless(err))
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxPolicyBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", PolicyPath, pathless(err))
+	}
+	if len(data) > maxPolicyBytes {
+		return nil, fmt.Errorf("read %s: larger than %d bytes", PolicyPath, maxPolicyBytes)
+	}
+	return ParsePolicy(data)
+}
+
+// pathless drops the path of an *os.PathError, which may be the absolute
+// workspace root: messages never show machine paths.
+func pathless(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
