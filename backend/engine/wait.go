@@ -124,7 +124,7 @@ func (rc *runCtl) apply(d store.StoredDecision) *ending {
 	}
 	resume := d.Payload
 	if len(resume) == 0 || string(resume) == "null" {
-		resume, _ = json.Marshal(map[string]any{"decision": d.Kind, "decisionId": d.DecisionID})
+		resume = decisionInput(d)
 	}
 	end, stop := rc.verified(rc.e.cfg.Tools[c.Req.Name], c, resume, func(action *backend.GatedAction) *ending {
 		return rc.keepGrant(d, c, action)
@@ -252,4 +252,19 @@ func (e *Engine) Decide(ctx context.Context, d backend.Decision) (string, error)
 		rc.decisions <- sd
 	}
 	return string(sd.Outcome), nil
+}
+
+// decisionInput is what an approved tool reads on replay: the decision, the
+// reviewer's per-hunk selection of a patch (absent means the whole patch)
+// and the reason, which the agent is told along with rejected hunks.
+func decisionInput(d store.StoredDecision) json.RawMessage {
+	in := map[string]any{"decision": d.Kind, "decisionId": d.DecisionID}
+	if d.Hunks != nil {
+		in["hunks"] = d.Hunks
+	}
+	if d.Reason != "" {
+		in["reason"] = d.Reason
+	}
+	b, _ := json.Marshal(in)
+	return b
 }

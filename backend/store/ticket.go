@@ -109,7 +109,9 @@ func (t *Tx) DecisionFor(approvalID string) (StoredDecision, bool, error) {
 // Resolve commits a decision for an open ticket (AP8): the decision row, the
 // ticket status, run.approval.resolved and the audit entry, together.
 func (t *Tx) Resolve(d StoredDecision, resolver string) error {
-	hunks, _ := json.Marshal(nonNil(d.Hunks))
+	// null, not [], when the reviewer chose no hunks at all: absent means
+	// the whole patch, an empty list means none of it.
+	hunks, _ := json.Marshal(d.Hunks)
 	res, err := t.tx.ExecContext(t.ctx, `UPDATE approvals SET status = 'resolved', resolved_at = ?
 		WHERE id = ? AND status = 'pending'`, now(), d.ApprovalID)
 	if err != nil {
