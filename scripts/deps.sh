@@ -6,11 +6,17 @@ set -euo pipefail
 mode=${1:-run}
 
 run_pkgs_deb="build-essential pkg-config git libgtk-3-dev libwebkit2gtk-4.1-dev"
-test_pkgs_deb="xvfb xauth x11-apps imagemagick xdotool dbus chromium patch fonts-wqy-microhei"
+test_pkgs_deb="xvfb xauth x11-apps imagemagick xdotool dbus chromium patch fonts-wqy-microhei sqlite3"
 run_pkgs_dnf="gcc pkgconf-pkg-config git gtk3-devel webkit2gtk4.1-devel"
 test_pkgs_dnf="xorg-x11-server-Xvfb xdotool ImageMagick dbus-daemon chromium patch"
 run_pkgs_pac="base-devel pkgconf git gtk3 webkit2gtk-4.1"
 test_pkgs_pac="xorg-server-xvfb xdotool imagemagick dbus chromium patch"
+
+# Agent CLIs the runtime adapters are tested against, pinned exactly
+# (agent-clis.md): an unpinned install on Node 20 silently picks another one.
+claude_code_version=2.1.330
+root=$(cd "$(dirname "$0")/.." && pwd)
+agent_clis="$root/.cache/agent-clis"
 
 distro() {
   if [ "$(uname -s)" = Darwin ]; then echo darwin; return; fi
@@ -67,3 +73,23 @@ if [ "${SKIP_SYSTEM_DEPS:-}" != 1 ]; then
   esac
 fi
 need_go
+
+# install_agent_clis puts the pinned Claude Code CLI under .cache/agent-clis
+# (the Makefile points AGENTHUB_CLAUDE_BIN at it). Idempotent: nothing is
+# fetched when the pinned version is already there.
+install_agent_clis() {
+  local pkg="$agent_clis/node_modules/@anthropic-ai/claude-code/package.json"
+  local bin="$agent_clis/node_modules/.bin/claude"
+  if [ -x "$bin" ] && grep -q "\"version\": \"$claude_code_version\"" "$pkg" 2>/dev/null; then
+    return 0
+  fi
+  echo "Installing Claude Code $claude_code_version for the runtime tests (about 365 MB)"
+  mkdir -p "$agent_clis"
+  npm install --prefix "$agent_clis" --no-audit --no-fund --loglevel=error \
+    "@anthropic-ai/claude-code@$claude_code_version"
+  "$bin" --version >/dev/null || { echo "the installed Claude Code CLI does not run" >&2; exit 1; }
+}
+
+if [ "$mode" = test ]; then
+  install_agent_clis
+fi
