@@ -10,6 +10,10 @@ LDFLAGS   := -X main.version=$(VERSION)
 GOFLAGS   := -buildvcs=false
 export GOFLAGS
 ARTIFACTS ?= $(CURDIR)/artifacts
+# The pinned agent CLIs that scripts/deps.sh test installs, for the runtime
+# adapters' end-to-end tests (which fail under CI=true when one is missing).
+AGENTHUB_CLAUDE_BIN ?= $(CURDIR)/.cache/agent-clis/node_modules/.bin/claude
+export AGENTHUB_CLAUDE_BIN
 
 .PHONY: run build deps deps-test frontend go-deps test test-go test-frontend test-e2e test-desktop \
         test-kill bench vet clean

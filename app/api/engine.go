@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"agenthub/backend"
+	"agenthub/backend/approval"
 	"agenthub/backend/engine"
+	"agenthub/backend/redact"
 	"agenthub/backend/runtime/script"
 	"agenthub/backend/store"
 	"agenthub/backend/tools"
@@ -40,9 +42,14 @@ func (c *Core) openEngine(ctx context.Context, st *store.Store) error {
 	}
 	model := script.NewModel(demo)
 	model.Pace = demoPace
+	// Everything the store persists (events, messages, tool results,
+	// previews, errors) is redacted first; the redactor knows this process's
+	// secret environment variables.
+	st.SetRedactor(redact.NewFromEnviron(os.Environ()))
 	c.engine = engine.New(engine.Config{
 		Store:       st,
-		Tools:       tools.New(tools.Config{CheckpointDir: filepath.Join(c.cfg.Home, "checkpoints")}),
+		Gate:        approval.NewGate(c.workspaceRoot),
+		Tools:       withRuntimeTools(tools.New(tools.Config{CheckpointDir: filepath.Join(c.cfg.Home, "checkpoints")})),
 		Profiles:    map[string]engine.Profile{DemoProfile: scriptProfile(model)},
 		Default:     DemoProfile,
 		GlobalLimit: c.cfg.MaxRuns,

@@ -6,12 +6,15 @@ import (
 	"path/filepath"
 	"sort"
 
+	"agenthub/backend"
 	"agenthub/backend/engine"
 	"agenthub/backend/llm"
 	"agenthub/backend/llm/anthropic"
 	"agenthub/backend/llm/openai"
 	"agenthub/backend/profile"
+	"agenthub/backend/runtime/claude"
 	"agenthub/backend/runtime/script"
+	"agenthub/backend/tools"
 )
 
 // ProfileInfo is a profile as lists and the new-run form show it.
@@ -23,6 +26,9 @@ type ProfileInfo struct {
 	BaseURL  string `json:"baseUrl,omitempty"`
 	Scripted bool   `json:"scripted"` // a playbook, never an AI model
 	Default  bool   `json:"default"`
+	// Capabilities is what an external runtime declares (AD2); nil for the
+	// built-in loop and playbooks.
+	Capabilities *backend.Capabilities `json:"capabilities,omitempty"`
 }
 
 // ProfilesDir is where profile files live inside the data directory.
@@ -41,23 +47,38 @@ func (c *Core) loadProfiles() {
 			c.log.Warn("skip a profile file: the name demo is reserved", "file", filepath.Base(p.File))
 			continue
 		}
-		ep, err := engineProfile(p)
+		ep, err := engineProfile(p, c.cfg.Home)
 		if err != nil {
 			c.log.Warn("skip a profile file", "file", filepath.Base(p.File), "err", err)
 			continue
 		}
 		c.engine.AddProfile(p.Name, ep)
-		c.profiles = append(c.profiles, ProfileInfo{Name: p.Name, Runtime: p.Runtime, Provider: p.Provider,
-			Model: p.Model, BaseURL: p.BaseURL, Scripted: ep.Scripted})
+		info := ProfileInfo{Name: p.Name, Runtime: p.Runtime, Provider: p.Provider,
+			Model: p.Model, BaseURL: p.BaseURL, Scripted: ep.Scripted}
+		if p.Runtime == profile.RuntimeClaude {
+			caps := claude.Capabilities()
+			info.Provider, info.Capabilities = profile.ProviderAnthropic, &caps
+		}
+		c.profiles = append(c.profiles, info)
 	}
 	sort.SliceStable(c.profiles[1:], func(i, j int) bool { return c.profiles[i+1].Name < c.profiles[j+1].Name })
 }
 
 // engineProfile builds the engine's profile: the model client of a native
-// profile (with retries and its fallback models), or a playbook.
-func engineProfile(p profile.Profile) (engine.Profile, error) {
+// profile (with retries and its fallback models), the Claude Code CLI, or a
+// playbook. home is the data directory.
+func engineProfile(p profile.Profile, home string) (engine.Profile, error) {
 	ep := engine.Profile{Runtime: p.Runtime, Tools: p.Tools, Stop: stopConfig(p.Stop), RunTimeout: p.RunTimeout.Duration}
-	if p.Runtime == profile.RuntimeScript {
+	if len(ep.Tools) == 0 {
+		ep.Tools = builtinTools() // never a runtime's proxy tools
+	}
+	switch p.Runtime {
+	case profile.RuntimeClaude:
+		ep.Model = claude.NewModel(claude.Config{Command: p.Command, Model: p.Model, BaseURL: p.BaseURL,
+			APIKey: keyOf(p), Dir: filepath.Join(home, "runtimes", "claude")})
+		ep.Tools = claude.ToolNames()
+		return ep, nil
+	case profile.RuntimeScript:
 		text, err := os.ReadFile(p.Playbook)
 		if err != nil {
 			return ep, fmt.Errorf("read the playbook: %w", err)
@@ -69,11 +90,7 @@ func engineProfile(p profile.Profile) (engine.Profile, error) {
 		ep.Model, ep.Scripted = script.NewModel(pb), true
 		return ep, nil
 	}
-	// The key is resolved from the named variable, never stored.
-	key := ""
-	if p.KeyEnv != "" {
-		key = os.Getenv(p.KeyEnv)
-	}
+	key := keyOf(p)
 	var client llm.Client
 	switch p.Provider {
 	case profile.ProviderAnthropic:
@@ -84,6 +101,35 @@ func engineProfile(p profile.Profile) (engine.Profile, error) {
 	ep.Model = llm.AsModel(llm.NewFallback(client, llm.Retry{}, p.Fallback...),
 		llm.ModelConfig{Model: p.Model, System: p.System, MaxTokens: p.MaxTokens})
 	return ep, nil
+}
+
+// keyOf resolves a profile's key from the variable it names; the key is
+// never stored.
+func keyOf(p profile.Profile) string {
+	if p.KeyEnv == "" {
+		return ""
+	}
+	return os.Getenv(p.KeyEnv)
+}
+
+// withRuntimeTools adds the proxy tools of external runtimes (Claude Code's
+// permission requests) to the built-in tools, for the engine's tool table.
+// Only the profiles of those runtimes offer them.
+func withRuntimeTools(builtin map[string]backend.Tool) map[string]backend.Tool {
+	for name, t := range claude.Tools() {
+		builtin[name] = t
+	}
+	return builtin
+}
+
+// builtinTools names the built-in tools, the default of a native profile.
+func builtinTools() []string {
+	var names []string
+	for name := range tools.New(tools.Config{}) {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
 }
 
 func stopConfig(s profile.Stop) engine.StopConfig {

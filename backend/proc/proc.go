@@ -22,7 +22,23 @@ type Spec struct {
 	Env       []string      // the whole environment; nil means an empty one
 	Timeout   time.Duration // zero means no limit beyond ctx
 	MaxOutput int           // bytes kept of stdout and of stderr each; zero means DefaultMaxOutput
+
+	// Stdin keeps a pipe to the child's standard input open for
+	// [Process.Stdin]; otherwise the child reads from an empty input.
+	Stdin bool
+	// Lines, when set, receives standard output line by line (without the
+	// line break) as it arrives, instead of it being kept in the result. It
+	// runs on the one goroutine that copies the output, so it sees lines in
+	// order and must not block for long. A line longer than MaxLine arrives
+	// cut to MaxLine bytes, with truncated set; the rest of it is dropped.
+	// The slice is reused once Lines returns: copy what is kept.
+	Lines   func(line []byte, truncated bool)
+	MaxLine int // zero means DefaultMaxLine
 }
+
+// DefaultMaxLine bounds one line given to [Spec.Lines]. Agent CLIs print a
+// whole message per line, often far beyond bufio's 64 KiB default.
+const DefaultMaxLine = 32 << 20
 
 // DefaultMaxOutput caps each captured stream.
 const DefaultMaxOutput = 1 << 20

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os/exec"
 	"sync/atomic"
 	"syscall"
@@ -22,6 +23,8 @@ type Process struct {
 	cmd     *exec.Cmd
 	stdout  *capped
 	stderr  *capped
+	stdin   io.WriteCloser
+	lines   *lineWriter
 	done    chan struct{}
 	stopped atomic.Bool
 
@@ -46,13 +49,19 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 	}
 	p := &Process{spec: spec, stdout: &capped{limit: limit}, stderr: &capped{limit: limit}, done: make(chan struct{})}
 	p.cmd = command(ctx, spec)
-	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
+	if err := p.wire(); err != nil {
+		cancel()
+		return nil, err
+	}
 	if err := p.cmd.Start(); err != nil {
 		cancel()
 		return nil, fmt.Errorf("run %s: %w", spec.Path, err)
 	}
 	go func() {
 		p.waitErr = p.cmd.Wait()
+		if p.lines != nil {
+			p.lines.flush()
+		}
 		// Read the context before cancelling it: a normal exit must not look
 		// like a cancellation.
 		p.ctxErr = ctx.Err()
@@ -61,6 +70,31 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 	}()
 	return p, nil
 }
+
+// wire connects the child's standard streams as the spec asks.
+func (p *Process) wire() error {
+	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
+	if p.spec.Lines != nil {
+		p.lines = newLineWriter(p.spec.Lines, p.spec.MaxLine)
+		p.cmd.Stdout = p.lines
+	}
+	if p.spec.Stdin {
+		w, err := p.cmd.StdinPipe()
+		if err != nil {
+			return fmt.Errorf("stdin of %s: %w", p.spec.Path, err)
+		}
+		p.stdin = w
+	}
+	return nil
+}
+
+// Stdin is the write end of the child's standard input when [Spec.Stdin]
+// is set, else nil. Closing it tells the child that no more input comes; it
+// is closed for the caller once the child has exited.
+func (p *Process) Stdin() io.WriteCloser { return p.stdin }
+
+// Pid is the child's process id, which is also its process group id.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
 
 // Wait blocks until the command has exited and its output is collected. A
 // non-zero exit is not an error. Timeout ([ErrTimeout]), cancellation of the

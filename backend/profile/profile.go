@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -27,6 +28,7 @@ import (
 const (
 	RuntimeNative = "native" // AgentHub's own loop over an LLM provider
 	RuntimeScript = "script" // a playbook, never an AI model
+	RuntimeClaude = "claude" // the Claude Code CLI, its permission prompts gated by AgentHub
 )
 
 // Providers of the native runtime.
@@ -49,8 +51,12 @@ type Profile struct {
 	System    string `toml:"system"`
 	MaxTokens int    `toml:"max_tokens"`
 	// Tools limits the tools offered; empty offers every built-in tool.
-	Tools      []string `toml:"tools"`
-	Playbook   string   `toml:"playbook"` // script runtime: the playbook file, relative to the profile
+	Tools    []string `toml:"tools"`
+	Playbook string   `toml:"playbook"` // script runtime: the playbook file, relative to the profile
+	// Command is the CLI of an external runtime (claude): a name looked up
+	// on the login shell's PATH, or an absolute path; empty means the
+	// runtime's usual name.
+	Command    string   `toml:"command"`
 	RunTimeout Duration `toml:"run_timeout"`
 	Stop       Stop     `toml:"stop"`
 	File       string   `toml:"-"` // the file it came from
@@ -107,8 +113,10 @@ func (p Profile) validate() error {
 		return errors.New("a script profile needs playbook = \"FILE\"")
 	case p.Runtime == RuntimeScript:
 		return nil
+	case p.Runtime == RuntimeClaude:
+		return p.validateClaude()
 	case p.Runtime != RuntimeNative:
-		return fmt.Errorf("runtime %q: use native or script", p.Runtime)
+		return fmt.Errorf("runtime %q: use native, claude or script", p.Runtime)
 	case p.Provider != ProviderOpenAI && p.Provider != ProviderAnthropic:
 		return fmt.Errorf("provider %q: use openai (also for Ollama, LM Studio, llama.cpp, vLLM) or anthropic", p.Provider)
 	case p.Model == "":
@@ -117,6 +125,32 @@ func (p Profile) validate() error {
 		return fmt.Errorf("key_env %q must be the name of an environment variable, not a key", p.KeyEnv)
 	case p.MaxTokens < 0:
 		return errors.New("max_tokens must not be negative")
+	}
+	return nil
+}
+
+// validateClaude checks a Claude Code profile: the CLI talks to the
+// profile's Anthropic Messages server with the profile's model.
+func (p Profile) validateClaude() error {
+	switch {
+	case p.Provider != "" && p.Provider != ProviderAnthropic:
+		return fmt.Errorf("provider %q: a claude profile speaks the anthropic API; leave provider out", p.Provider)
+	case p.Model == "":
+		return errors.New("model is required")
+	case p.BaseURL == "":
+		return errors.New("base_url is required: the Anthropic Messages server the CLI talks to")
+	case strings.ContainsAny(p.KeyEnv, "= \t"):
+		return fmt.Errorf("key_env %q must be the name of an environment variable, not a key", p.KeyEnv)
+	case len(p.Fallback) > 0 || p.System != "" || p.MaxTokens != 0:
+		return errors.New("fallback_models, system and max_tokens are not supported by the claude runtime")
+	case len(p.Tools) > 0:
+		return errors.New("tools: the claude runtime uses Claude Code's own tools, each gated by AgentHub")
+	case p.Command != "" && !filepath.IsAbs(p.Command) && strings.ContainsAny(p.Command, " \t"):
+		return fmt.Errorf("command %q: name one program, without arguments", p.Command)
+	}
+	u, err := url.Parse(p.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("base_url %q: use an http or https URL", p.BaseURL)
 	}
 	return nil
 }

@@ -28,6 +28,13 @@ timeout = "90s"`, ""},
 		{"key in key_env", "name = \"x\"\nruntime = \"native\"\nprovider = \"openai\"\nmodel = \"m\"\nkey_env = \"KEY=sk-1\"", "key_env"},
 		{"bad duration", "name = \"x\"\nruntime = \"native\"\nprovider = \"openai\"\nmodel = \"m\"\nrun_timeout = \"soon\"", "duration"},
 		{"script without playbook", "name = \"x\"\nruntime = \"script\"", "playbook"},
+		{"claude ok", "name = \"cc\"\nruntime = \"claude\"\nbase_url = \"http://127.0.0.1:8080\"\nmodel = \"m\"\n" +
+			"key_env = \"MY_KEY\"\ncommand = \"/opt/claude/bin/claude\"", ""},
+		{"claude without base_url", "name = \"cc\"\nruntime = \"claude\"\nmodel = \"m\"", "base_url"},
+		{"claude without model", "name = \"cc\"\nruntime = \"claude\"\nbase_url = \"http://h\"", "model"},
+		{"claude bad url", "name = \"cc\"\nruntime = \"claude\"\nmodel = \"m\"\nbase_url = \"127.0.0.1:1\"", "base_url"},
+		{"claude other provider", "name = \"cc\"\nruntime = \"claude\"\nprovider = \"openai\"\nmodel = \"m\"\nbase_url = \"http://h\"", "provider"},
+		{"claude command with args", "name = \"cc\"\nruntime = \"claude\"\nmodel = \"m\"\nbase_url = \"http://h\"\ncommand = \"claude --x\"", "command"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

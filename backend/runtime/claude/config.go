@@ -1,0 +1,214 @@
+package claude
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"agenthub/backend"
+	"agenthub/backend/proc"
+)
+
+// TestedVersion is the Claude Code release this adapter was tested with; a
+// run on another version records a drift warning and goes on.
+const TestedVersion = "2.1.330"
+
+// InstallHint is the install step shown when the CLI is missing.
+const InstallHint = "npm install -g @anthropic-ai/claude-code@" + TestedVersion
+
+// Config configures the Claude Code runtime of one profile.
+type Config struct {
+	// Command is the CLI: a name looked up on the login shell's PATH
+	// ("claude" when empty) or an absolute path.
+	Command string
+	Model   string
+	BaseURL string // the Anthropic Messages server, e.g. http://127.0.0.1:8080
+	APIKey  string // never logged or stored; a placeholder is sent when empty
+	// Dir is AgentHub's directory for this runtime, in its data directory:
+	// the CLI's isolated HOME and the raw output of every session live there.
+	Dir string
+	// Getenv reads AgentHub's environment for the variables passed through;
+	// nil means os.Getenv.
+	Getenv func(string) string
+}
+
+func (c Config) home() string   { return filepath.Join(c.Dir, "home") }
+func (c Config) rawDir() string { return filepath.Join(c.Dir, "raw") }
+
+func (c Config) getenv(name string) string {
+	if c.Getenv != nil {
+		return c.Getenv(name)
+	}
+	return os.Getenv(name)
+}
+
+// quietEnv turns off everything but the model requests (agent-clis.md B6).
+var quietEnv = []string{
+	"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1",
+	"DISABLE_ERROR_REPORTING=1", "DISABLE_BUG_COMMAND=1", "DISABLE_COST_WARNINGS=1",
+	"DISABLE_NON_ESSENTIAL_MODEL_CALLS=1", "CLAUDE_CODE_DISABLE_TERMINAL_TITLE=1", "TERM=dumb",
+}
+
+// passEnv are the only variables of AgentHub's own environment the CLI
+// sees: locale, temporary directory, proxies and the CLI's own timeouts.
+// Keys in the environment (ANTHROPIC_API_KEY included) never pass.
+var passEnv = []string{
+	"LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "USER", "LOGNAME", "SHELL",
+	"HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "https_proxy", "http_proxy", "no_proxy", "NODE_EXTRA_CA_CERTS",
+	"CLAUDE_CODE_MAX_RETRIES", "API_TIMEOUT_MS",
+}
+
+// noKey is sent when the profile names no key, so that the CLI talks to the
+// profile's server instead of asking for a login.
+const noKey = "agenthub-no-key"
+
+// environ is the whole environment of the CLI: an allow-list, never
+// AgentHub's environment as a whole.
+func (c Config) environ(path string) []string {
+	key := c.APIKey
+	if key == "" {
+		key = noKey
+	}
+	env := []string{"HOME=" + c.home(), "CLAUDE_CONFIG_DIR=" + filepath.Join(c.home(), ".claude"), "PATH=" + path,
+		"ANTHROPIC_BASE_URL=" + strings.TrimRight(c.BaseURL, "/"), "ANTHROPIC_API_KEY=" + key}
+	env = append(env, quietEnv...)
+	for _, name := range passEnv {
+		if v := c.getenv(name); v != "" {
+			env = append(env, name+"="+v)
+		}
+	}
+	return env
+}
+
+// askTools are the built-in tools every use of which goes to AgentHub's gate,
+// whatever Claude Code would otherwise allow on its own (a read inside the
+// working directory, a command it deems read-only).
+var askTools = []string{"Bash", "Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep",
+	"WebFetch", "WebSearch"}
+
+// args is the command line. Permission prompts go to AgentHub over stdio;
+// no settings file of the user or of the workspace is read (a workspace's
+// .claude/settings.json could otherwise allow tools or switch the mode), no
+// MCP server of theirs is started, and bypass modes are disabled. Never
+// --dangerously-skip-permissions, never bypassPermissions (AP2).
+func (c Config) args() []string {
+	settings, _ := json.Marshal(map[string]any{"permissions": map[string]any{"ask": askTools,
+		"disableBypassPermissionsMode": "disable"}})
+	return []string{"-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose",
+		"--include-partial-messages", "--permission-prompt-tool", "stdio", "--setting-sources", "",
+		"--settings", string(settings), "--strict-mcp-config", "--no-session-persistence", "--model", c.Model}
+}
+
+// binary is the resolved CLI.
+type binary struct {
+	Path    string // absolute; never shown
+	Version string
+	SHA256  string
+}
+
+// Drift reports whether the binary is another version than the tested one.
+func (b binary) Drift() bool { return b.Version != TestedVersion }
+
+// versionTimeout bounds `claude --version`.
+const versionTimeout = 20 * time.Second
+
+// resolve finds the CLI, asks its version and hashes it. A missing or
+// broken CLI is runtime_unavailable with the install step.
+func (c Config) resolve(ctx context.Context) (binary, error) {
+	path := proc.LoginPath(ctx)
+	bin, err := c.find(path)
+	if err != nil {
+		return binary{}, err
+	}
+	if err := os.MkdirAll(filepath.Join(c.home(), ".claude"), 0o700); err != nil {
+		return binary{}, fmt.Errorf("prepare the Claude Code home: %w", err)
+	}
+	res, err := proc.Output(ctx, proc.Spec{Path: bin, Args: []string{"--version"}, Dir: c.home(),
+		Env: c.environ(path), Timeout: versionTimeout, MaxOutput: 64 << 10})
+	version := versionRE.FindString(string(res.Stdout))
+	if err != nil || res.ExitCode != 0 || version == "" {
+		return binary{}, &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "version",
+			Message: "Claude Code did not report its version (`claude --version` failed); reinstall it with: " + InstallHint,
+			Err:     err}
+	}
+	sum, err := hashFile(bin)
+	if err != nil {
+		return binary{}, fmt.Errorf("hash the Claude Code binary: %w", err)
+	}
+	return binary{Path: bin, Version: version, SHA256: sum}, nil
+}
+
+var versionRE = regexp.MustCompile(`\d+\.\d+\.\d+`)
+
+func (c Config) find(path string) (string, error) {
+	cmd := c.Command
+	if cmd == "" {
+		cmd = "claude"
+	}
+	missing := &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "not_installed",
+		Message: "Claude Code is not installed: no `" + filepath.Base(cmd) + "` on the login shell's PATH. Install it with: " + InstallHint}
+	if !filepath.IsAbs(cmd) {
+		bin, err := proc.Look(cmd, path)
+		if err != nil {
+			return "", missing
+		}
+		return bin, nil
+	}
+	if fi, err := os.Stat(cmd); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+		missing.Message = "Claude Code is not installed at the profile's command. Install it with: " + InstallHint
+		return "", missing
+	}
+	return cmd, nil
+}
+
+// hashes caches binary hashes by path, size and modification time: the
+// native CLI is several hundred megabytes.
+var hashes = struct {
+	sync.Mutex
+	m map[string]string
+}{m: map[string]string{}}
+
+func hashFile(path string) (string, error) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", err
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return "", err
+	}
+	key := fmt.Sprintf("%s|%d|%d", real, fi.Size(), fi.ModTime().UnixNano())
+	hashes.Lock()
+	sum, ok := hashes.m[key]
+	hashes.Unlock()
+	if ok {
+		return sum, nil
+	}
+	f, err := os.Open(real)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	sum = hex.EncodeToString(h.Sum(nil))
+	hashes.Lock()
+	hashes.m[key] = sum
+	hashes.Unlock()
+	return sum, nil
+}
+
+// errNoModel guards a profile built without a model.
+var errNoModel = errors.New("the Claude Code profile names no model")

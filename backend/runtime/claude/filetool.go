@@ -1,0 +1,245 @@
+package claude
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"agenthub/backend"
+	"agenthub/backend/approval"
+	"agenthub/workspace"
+)
+
+// fileTool proxies Write, Edit and MultiEdit: the reviewer sees a staged
+// patch; after approval the CLI is allowed to write exactly the approved
+// content, and the file is compared with it afterwards (agent-clis.md B10).
+type fileTool struct{ name string }
+
+func (t fileTool) Spec() backend.ToolSpec {
+	return spec(t.name, "A file change Claude Code asked to make, shown as a staged patch.")
+}
+
+// Action proposes the change from the arguments and the live workspace.
+func (t fileTool) Action(_ context.Context, env backend.ToolEnv, raw json.RawMessage) (*backend.GatedAction, error) {
+	a, err := decodeArgs(raw)
+	if err != nil {
+		return nil, err
+	}
+	if len(a.Outside) > 0 {
+		return nil, outsideError(a)
+	}
+	in, err := decodeFileInput(a)
+	if err != nil {
+		return nil, err
+	}
+	w, err := openWorkspace(env)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	p, err := w.Resolve(in.FilePath)
+	if err != nil {
+		return nil, err
+	}
+	if ok, pat := secretPath(env.WorkspaceRoot, p); ok {
+		return secretAction(t.name, p, pat), nil
+	}
+	c, err := propose(w, a.Tool, in)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", a.Tool, err)
+	}
+	return gatedPatch(env, t.name, c)
+}
+
+// Execute runs only after approval: it answers the CLI with the approved
+// content, waits for the CLI's result and checks the file.
+func (t fileTool) Execute(ctx context.Context, env backend.ToolEnv, in backend.ToolInput) (backend.ToolResult, error) {
+	s, p, a, err := lookup(in.Arguments)
+	if err != nil {
+		return failure(env.WorkspaceRoot, "%s: %v", t.name, err), nil
+	}
+	s.emitDiags(env)
+	fin, err := decodeFileInput(a)
+	if err != nil {
+		return s.refuse(env, p, "%s: %v", a.Tool, err), nil
+	}
+	w, err := openWorkspace(env)
+	if err != nil {
+		return backend.ToolResult{}, err
+	}
+	defer w.Close()
+	c, err := propose(w, a.Tool, fin)
+	if err != nil {
+		return s.refuse(env, p, "%s: nothing was written: %v", a.Tool, err), nil
+	}
+	c, sel, err := narrow(c, in.ResumeInput)
+	sel.emitRejected(env, t.name, c.path)
+	if err != nil {
+		return s.refuse(env, p, "%s: nothing was written to %s: %v%s", a.Tool, c.path, err, sel.describe()), nil
+	}
+	upd, err := updatedInput(p, a.Tool, c, sel)
+	if err != nil {
+		return s.refuse(env, p, "%s: %v", a.Tool, err), nil
+	}
+	if err := s.allow(p, upd); err != nil {
+		return backend.ToolResult{}, err
+	}
+	if sel.partial() {
+		s.tell(fmt.Sprintf("AgentHub: for your %s of %s, the reviewer approved only part of the change%s. "+
+			"Only the approved hunks were written: read the file again before relying on its content.", a.Tool, c.path, sel.describe()))
+	}
+	res, err := s.waitResult(ctx, p.toolUseID)
+	if err != nil && ctx.Err() != nil {
+		s.stop()
+		return backend.ToolResult{}, fmt.Errorf("%s: %w", a.Tool, err)
+	}
+	if err != nil { // the CLI exited: the next Stream fails the run with its stderr
+		return failure(env.WorkspaceRoot, "%s: %v", a.Tool, err), nil
+	}
+	return t.verify(env, w, s, c, sel, res), nil
+}
+
+// refuse tells the CLI no and returns the same text as the tool's result.
+func (s *session) refuse(env backend.ToolEnv, p *permission, format string, args ...any) backend.ToolResult {
+	r := failure(env.WorkspaceRoot, format, args...)
+	_ = s.deny(p, r.Content)
+	return r
+}
+
+// updatedInput is the input the CLI runs: the approved content and nothing
+// else. A whole approval keeps the CLI's own input; a partial one becomes
+// a replacement of the whole pre-image by the approved content.
+func updatedInput(p *permission, tool string, c change, sel selection) (json.RawMessage, error) {
+	var orig map[string]json.RawMessage
+	if err := json.Unmarshal(p.input, &orig); err != nil {
+		return nil, fmt.Errorf("read the request: %w", err)
+	}
+	out := map[string]any{"file_path": orig["file_path"]}
+	switch {
+	case tool == "Write":
+		out["content"] = string(c.next)
+	case !sel.partial():
+		return p.input, nil
+	case tool == "Edit":
+		out["old_string"], out["new_string"] = string(c.old), string(c.next)
+	default: // MultiEdit
+		out["edits"] = []edit{{OldString: string(c.old), NewString: string(c.next)}}
+	}
+	return json.Marshal(out)
+}
+
+// verify compares the file with the approved post-image (AD3) and records
+// the outcome with run.patch.applied.
+func (t fileTool) verify(env backend.ToolEnv, w *workspace.FS, s *session, c change, sel selection,
+	res toolResult) backend.ToolResult {
+	data, err := w.ReadFile(c.path)
+	actual := workspace.Absent
+	if err == nil {
+		actual = workspace.Hash(data)
+	}
+	text := s.scrub(res.Content)
+	untouched := actual == c.preimage()
+	if res.IsError && untouched {
+		return backend.ToolResult{Content: fmt.Sprintf("%s: Claude Code did not write %s: %s", t.name, c.path, text),
+			IsError: true}
+	}
+	matches := err == nil && bytes.Equal(data, c.next)
+	if env.Emit != nil {
+		applied := map[string]any{"tool": t.name, "runtime": "claude", "matchesApproval": matches,
+			"files": []map[string]string{{"path": c.path, "preimage": c.preimage(), "postimage": c.postimage(),
+				"actual": actual}}}
+		if sel.chosen {
+			applied["hunks"] = map[string]any{"path": c.path, "approved": sel.keep, "of": sel.total}
+		}
+		env.Emit(backend.EvPatchApplied, applied)
+	}
+	if !matches {
+		return backend.ToolResult{IsError: true, Content: fmt.Sprintf("%s: %s does not hold the approved content "+
+			"after Claude Code wrote it (approved sha256 %s, found %s); review the file: %s",
+			t.name, c.path, short(c.postimage()), short(actual), text)}
+	}
+	return backend.ToolResult{Content: text + sel.describe()}
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+func decodeFileInput(a callArgs) (fileInput, error) {
+	var in fileInput
+	if err := json.Unmarshal(a.Input, &in); err != nil {
+		return in, fmt.Errorf("%s: the input is not an object: %w", a.Tool, err)
+	}
+	if in.FilePath == "" {
+		return in, fmt.Errorf("%s: no file_path", a.Tool)
+	}
+	return in, nil
+}
+
+// openWorkspace opens the run's rooted file access; its error never names
+// the root.
+func openWorkspace(env backend.ToolEnv) (*workspace.FS, error) {
+	if env.WorkspaceRoot == "" {
+		return nil, errors.New("the run has no workspace root")
+	}
+	w, err := workspace.Open(env.WorkspaceRoot)
+	if err != nil {
+		return nil, errors.New(scrubText(env.WorkspaceRoot, err.Error()))
+	}
+	return w, nil
+}
+
+// secretPath reports whether rel, or the file its symlinks lead to, is a
+// secret (run-model.md §9.1), and the pattern that matched.
+func secretPath(root, rel string) (bool, string) {
+	if ok, pat := secretName(rel); ok {
+		return true, pat
+	}
+	real, err := filepath.EvalSymlinks(filepath.Join(root, filepath.FromSlash(rel)))
+	if err != nil {
+		return false, ""
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		realRoot = root
+	}
+	if r, ok := relPath([]string{realRoot}, real); ok {
+		return secretName(r)
+	}
+	return approval.SecretPath(real)
+}
+
+func secretName(rel string) (bool, string) {
+	if ok, pat := approval.SecretPath(rel); ok {
+		return true, pat
+	}
+	if workspace.Classify(rel) == workspace.ClassSecret {
+		return true, "secret file"
+	}
+	return false, ""
+}
+
+// secretAction describes a secret access, which the gate denies.
+func secretAction(tool, path, pattern string) *backend.GatedAction {
+	preview, _ := json.Marshal(map[string]string{"tool": tool, "path": path, "pattern": pattern,
+		"reason": "agents never access secret files"})
+	subject, _ := json.Marshal(map[string]string{"kind": string(backend.ActionSecret), "tool": tool, "path": path})
+	return &backend.GatedAction{Kind: backend.ActionSecret, Title: fmt.Sprintf("%s: secret file %s", tool, path),
+		Risk: backend.RiskHigh, Preview: preview, Subject: subject}
+}
+
+// firstLine is the first line of s, at most n bytes, marked when cut.
+func firstLine(s string, n int) string {
+	line, _, more := strings.Cut(s, "\n")
+	if more {
+		return clip(line, n) + " …"
+	}
+	return clip(line, n)
+}

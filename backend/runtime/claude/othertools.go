@@ -1,0 +1,195 @@
+package claude
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"agenthub/backend"
+	"agenthub/backend/approval"
+)
+
+// maxResult caps the tool output given back to the engine.
+const maxResult = 64 << 10
+
+// bashTool proxies Bash: a shell approval with the command, where it runs
+// (the workspace root) and the environment's names.
+type bashTool struct{}
+
+func (bashTool) Spec() backend.ToolSpec {
+	return spec(ToolBash, "A shell command Claude Code asked to run, shown as a shell approval.")
+}
+
+type bashInput struct {
+	Command     string `json:"command"`
+	Description string `json:"description"`
+	TimeoutMS   int    `json:"timeout"`
+	Background  bool   `json:"run_in_background"`
+}
+
+// bashPreview is what the reviewer sees of a command.
+type bashPreview struct {
+	Command     string   `json:"command"`
+	Description string   `json:"description,omitempty"`
+	Shell       string   `json:"shell"`
+	Cwd         string   `json:"cwd"`
+	Env         []string `json:"env"`
+	TimeoutMS   int      `json:"timeoutMs,omitempty"`
+	Background  bool     `json:"background,omitempty"`
+	Runtime     string   `json:"runtime"`
+}
+
+func (bashTool) Action(_ context.Context, _ backend.ToolEnv, raw json.RawMessage) (*backend.GatedAction, error) {
+	a, err := decodeArgs(raw)
+	if err != nil {
+		return nil, err
+	}
+	var in bashInput
+	if err := json.Unmarshal(a.Input, &in); err != nil || in.Command == "" {
+		return nil, fmt.Errorf("Bash: no command")
+	}
+	preview, err := json.Marshal(bashPreview{Command: in.Command, Description: in.Description,
+		Shell: "Claude Code's Bash tool", Cwd: ".", Env: envNames(), TimeoutMS: in.TimeoutMS, Background: in.Background,
+		Runtime: "claude"})
+	if err != nil {
+		return nil, fmt.Errorf("Bash: preview: %w", err)
+	}
+	subject, err := json.Marshal(map[string]string{"kind": string(backend.ActionShell), "command": in.Command, "cwd": "."})
+	if err != nil {
+		return nil, fmt.Errorf("Bash: subject: %w", err)
+	}
+	risk := approval.RiskOf(approval.Action{Kind: backend.ActionShell, Command: in.Command},
+		backend.PolicyResult{Kind: backend.ActionShell})
+	return &backend.GatedAction{Kind: backend.ActionShell, Title: "Run: " + firstLine(in.Command, 80), Risk: risk,
+		Preview: preview, Subject: subject}, nil
+}
+
+func (bashTool) Execute(ctx context.Context, env backend.ToolEnv, in backend.ToolInput) (backend.ToolResult, error) {
+	return allowAndWait(ctx, env, in)
+}
+
+// envNames are the names of the variables the CLI (and so its commands)
+// gets; values are machine paths or keys and are not shown.
+func envNames() []string {
+	names := []string{"HOME", "CLAUDE_CONFIG_DIR", "PATH", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY"}
+	for _, kv := range quietEnv {
+		name, _, _ := strings.Cut(kv, "=")
+		names = append(names, name)
+	}
+	return append(names, passEnv...)
+}
+
+// allowAndWait lets the CLI run its own input unchanged and returns what
+// the tool printed, scrubbed of machine paths and secrets.
+func allowAndWait(ctx context.Context, env backend.ToolEnv, in backend.ToolInput) (backend.ToolResult, error) {
+	s, p, a, err := lookup(in.Arguments)
+	if err != nil {
+		return failure(env.WorkspaceRoot, "%v", err), nil
+	}
+	s.emitDiags(env)
+	if err := s.allow(p, p.input); err != nil {
+		return backend.ToolResult{}, err
+	}
+	res, err := s.waitResult(ctx, p.toolUseID)
+	if err != nil && ctx.Err() != nil {
+		s.stop()
+		return backend.ToolResult{}, fmt.Errorf("%s: %w", a.Tool, err)
+	}
+	if err != nil { // the CLI exited: the next Stream fails the run with its stderr
+		return failure(env.WorkspaceRoot, "%s: %v", a.Tool, err), nil
+	}
+	return backend.ToolResult{Content: clip(s.scrub(res.Content), maxResult), IsError: res.IsError}, nil
+}
+
+// otherTool proxies every other tool of the CLI, as the action class
+// closest to what it does: reads, notebook writes, web access; anything
+// unknown asks as a command of high risk.
+type otherTool struct{}
+
+func (otherTool) Spec() backend.ToolSpec {
+	return spec(ToolOther, "Another tool Claude Code asked to use; the arguments name it.")
+}
+
+func (otherTool) Action(_ context.Context, env backend.ToolEnv, raw json.RawMessage) (*backend.GatedAction, error) {
+	a, err := decodeArgs(raw)
+	if err != nil {
+		return nil, err
+	}
+	var in map[string]any
+	if err := json.Unmarshal(a.Input, &in); err != nil {
+		return nil, fmt.Errorf("%s: the input is not an object", a.Tool)
+	}
+	switch a.Tool {
+	case "Read", "Glob", "Grep", "LS", "NotebookRead", "NotebookEdit":
+		return pathAction(env, a, in)
+	case "WebFetch", "WebSearch":
+		return webAction(a, in)
+	}
+	return unknownAction(env, a)
+}
+
+func (otherTool) Execute(ctx context.Context, env backend.ToolEnv, in backend.ToolInput) (backend.ToolResult, error) {
+	a, err := decodeArgs(in.Arguments)
+	if err == nil && env.Emit != nil && (a.Tool == "Read" || a.Tool == "NotebookRead") {
+		var fin map[string]any
+		_ = json.Unmarshal(a.Input, &fin)
+		env.Emit(backend.EvFileRead, map[string]any{"tool": ToolOther + ":" + a.Tool, "path": inputPath(fin)})
+	}
+	return allowAndWait(ctx, env, in)
+}
+
+// inputPath is the path an input names, "." when none.
+func inputPath(in map[string]any) string {
+	for _, f := range pathFields {
+		if p, ok := in[f].(string); ok && p != "" {
+			return p
+		}
+	}
+	return "."
+}
+
+// pathAction is a read, or a notebook write, of one workspace path.
+func pathAction(env backend.ToolEnv, a callArgs, in map[string]any) (*backend.GatedAction, error) {
+	if len(a.Outside) > 0 {
+		return nil, outsideError(a)
+	}
+	p := inputPath(in)
+	name := ToolOther + ":" + a.Tool
+	if ok, pat := secretPath(env.WorkspaceRoot, p); ok {
+		return secretAction(name, p, pat), nil
+	}
+	kind, verb, risk := backend.ActionRead, "Read ", backend.RiskLow
+	if a.Tool == "NotebookEdit" {
+		kind, verb, risk = backend.ActionWrite, "Edit notebook ", backend.RiskMedium
+	}
+	preview, _ := json.Marshal(map[string]any{"tool": a.Tool, "path": p, "input": in, "runtime": "claude"})
+	subject, _ := json.Marshal(map[string]string{"kind": string(kind), "tool": name, "path": p})
+	return &backend.GatedAction{Kind: kind, Title: verb + p, Risk: risk,
+		Preview: []byte(scrubText(env.WorkspaceRoot, string(preview))), Subject: subject}, nil
+}
+
+// webAction is a network access: a fetch of a URL, or a web search.
+func webAction(a callArgs, in map[string]any) (*backend.GatedAction, error) {
+	url, _ := in["url"].(string)
+	title := "Fetch " + url
+	if a.Tool == "WebSearch" {
+		q, _ := in["query"].(string)
+		url, title = "websearch:"+q, "Web search: "+q
+	}
+	preview, _ := json.Marshal(map[string]any{"tool": a.Tool, "input": in, "runtime": "claude"})
+	subject, _ := json.Marshal(map[string]string{"kind": string(backend.ActionNetwork), "method": "GET", "url": url})
+	return &backend.GatedAction{Kind: backend.ActionNetwork, Title: clip(title, 120), Risk: backend.RiskMedium,
+		Preview: preview, Subject: subject}, nil
+}
+
+// unknownAction asks for a tool AgentHub has no class for, as a command of
+// high risk bound to the tool and its whole input.
+func unknownAction(env backend.ToolEnv, a callArgs) (*backend.GatedAction, error) {
+	command := "claude-code " + a.Tool + " " + string(a.Input)
+	preview, _ := json.Marshal(map[string]any{"tool": a.Tool, "input": a.Input, "runtime": "claude",
+		"note": "a Claude Code tool AgentHub has no action class for"})
+	subject, _ := json.Marshal(map[string]string{"kind": string(backend.ActionShell), "command": command, "cwd": "."})
+	return &backend.GatedAction{Kind: backend.ActionShell, Title: "Claude Code tool " + clip(a.Tool, 60),
+		Risk: backend.RiskHigh, Preview: []byte(scrubText(env.WorkspaceRoot, string(preview))), Subject: subject}, nil
+}
