@@ -2,6 +2,7 @@ import { fireEvent, render, screen, waitFor } from '@testing-library/svelte';
 import { describe, expect, it } from 'vitest';
 import App from './App.svelte';
 import { createMemoryApi } from './lib/api/memory';
+import { ReviewState } from './lib/state/review.svelte';
 import { SettingsState, type DisplayHost } from './lib/state/settings.svelte';
 import { WorkspacesState } from './lib/state/workspaces.svelte';
 
@@ -24,7 +25,8 @@ describe('App', () => {
     const h = host();
     const settings = new SettingsState(api, h);
     const workspaces = new WorkspacesState(api);
-    render(App, { api, settings, workspaces });
+    const review = new ReviewState(api);
+    render(App, { api, settings, workspaces, review });
 
     expect(document.title).toBe('AgentHub');
     expect(screen.getByTestId('app-name')).toHaveTextContent('AgentHub');

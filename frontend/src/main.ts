@@ -5,14 +5,16 @@ import { mount } from 'svelte';
 import './app.css';
 import App from './App.svelte';
 import { createApi } from './lib/api';
+import { ReviewState } from './lib/state/review.svelte';
 import { SettingsState } from './lib/state/settings.svelte';
 import { WorkspacesState } from './lib/state/workspaces.svelte';
 
 const api = createApi();
 const settings = new SettingsState(api);
 const workspaces = new WorkspacesState(api);
+const review = new ReviewState(api);
 
 mount(App, {
   target: document.getElementById('app')!,
-  props: { api, settings, workspaces },
+  props: { api, settings, workspaces, review },
 });

@@ -3,7 +3,7 @@
 // test can assert what the UI asked for.
 import type { Api } from './contract';
 import { ApiError } from './error';
-import type { Info, RunEvent, Settings, Workspace } from './types';
+import type { ApprovalRequest, Info, RunEvent, RunSummary, Settings, Workspace } from './types';
 
 export interface MemoryApiOptions {
   workspaces?: Workspace[];
@@ -13,6 +13,8 @@ export interface MemoryApiOptions {
   pickDirectory?: () => Promise<string>;
   /** Per-method failures: the next call of that method rejects with it. */
   failures?: Partial<Record<string, ApiError>>;
+  runs?: RunSummary[];
+  approvals?: ApprovalRequest[];
 }
 
 export interface MemoryApi extends Api {
@@ -20,6 +22,8 @@ export interface MemoryApi extends Api {
   fail(method: string, err: ApiError): void;
   emit(batch: RunEvent[]): void;
   events_: Map<string, RunEvent[]>;
+  runs_: RunSummary[];
+  approvals_: ApprovalRequest[];
 }
 
 export function createMemoryApi(o: MemoryApiOptions = {}): MemoryApi {
@@ -29,7 +33,14 @@ export function createMemoryApi(o: MemoryApiOptions = {}): MemoryApi {
   const calls: MemoryApi['calls'] = [];
   const listeners = new Set<(b: RunEvent[]) => void>();
   const events = new Map<string, RunEvent[]>();
+  const runs: RunSummary[] = [...(o.runs ?? [])];
+  const approvals: ApprovalRequest[] = [...(o.approvals ?? [])];
   let n = 0;
+  const findRun = (id: string) => {
+    const r = runs.find((x) => x.id === id);
+    if (!r) throw new ApiError({ code: 'not_found', message: 'no such run' });
+    return r;
+  };
 
   async function rec<T>(method: string, args: unknown[], fn: () => T | Promise<T>): Promise<T> {
     calls.push({ method, args });
@@ -50,6 +61,8 @@ export function createMemoryApi(o: MemoryApiOptions = {}): MemoryApi {
     transport: o.pickDirectory ? 'wails' : 'http',
     calls,
     events_: events,
+    runs_: runs,
+    approvals_: approvals,
     fail: (method, err) => failures.set(method, err),
     emit: (batch) => listeners.forEach((l) => l(batch)),
     system: {
@@ -80,16 +93,50 @@ export function createMemoryApi(o: MemoryApiOptions = {}): MemoryApi {
       set: (s) => rec('settings.set', [s], () => (settings = { ...s })),
     },
     runs: {
-      list: notImplemented('runs.list'),
-      start: notImplemented('runs.start'),
-      get: notImplemented('runs.get'),
+      list: (workspaceId) => rec('runs.list', [workspaceId], () => runs.filter((r) => !workspaceId || r.workspaceId === workspaceId).map((r) => ({ ...r }))),
+      start: (req) =>
+        rec('runs.start', [req], () => {
+          const run: RunSummary = {
+            id: `run_${++n}`,
+            sessionId: `ses_${n}`,
+            workspaceId: req.workspaceId,
+            profile: req.profile || 'demo',
+            task: req.task,
+            state: 'Accepted',
+            coarse: 'created',
+            createdAt: '2026-01-02T03:04:05.000Z',
+            lastEventAt: '2026-01-02T03:04:05.000Z',
+            lastSequence: 0,
+            pendingApprovals: 0,
+            scripted: true,
+          };
+          runs.unshift(run);
+          return { ...run };
+        }),
+      get: (id) => rec('runs.get', [id], () => ({ ...findRun(id) })),
       events: (id, after, limit) =>
         rec('runs.events', [id, after, limit], () =>
           (events.get(id) ?? []).filter((e) => e.sequence > after).slice(0, limit),
         ),
-      cancel: notImplemented('runs.cancel'),
+      cancel: (id) =>
+        rec('runs.cancel', [id], () => {
+          const r = findRun(id);
+          Object.assign(r, { state: 'Cancelled', coarse: 'done', doneReason: 'user_cancelled' });
+          return { ...r };
+        }),
     },
-    approvals: { list: notImplemented('approvals.list'), decide: notImplemented('approvals.decide') },
+    approvals: {
+      list: () => rec('approvals.list', [], () => approvals.filter((a) => a.status === 'pending')),
+      decide: (d) =>
+        rec('approvals.decide', [d], () => {
+          const a = approvals.find((x) => x.approvalId === d.approvalId);
+          if (!a) throw new ApiError({ code: 'not_found', message: 'no such approval' });
+          if (a.status !== 'pending') throw new ApiError({ code: 'approval_already_resolved', message: 'already decided' });
+          if (a.subjectHash !== d.subjectHash) throw new ApiError({ code: 'approval_stale', message: 'the subject changed' });
+          a.status = 'resolved';
+          return { outcome: 'accepted' };
+        }),
+    },
     audit: { list: notImplemented('audit.list'), verify: notImplemented('audit.verify') },
     events: {
       subscribe(h) {

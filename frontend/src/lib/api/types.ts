@@ -55,9 +55,14 @@ export interface RunSummary {
   task: string;
   state: RunState;
   coarse: Coarse;
+  /** Waiting for a lane (another run of the workspace is active). */
+  queued?: boolean;
   doneReason?: string;
   failure?: Failure;
+  createdAt?: string;
   lastEventAt: string;
+  /** The run's last committed sequence, the resume point for its events. */
+  lastSequence?: number;
   pendingApprovals: number;
   scripted: boolean;
 }

@@ -7,6 +7,7 @@ import { getLocale } from './locale.svelte';
 
 export { m };
 export { getLocale, setLocale } from './locale.svelte';
+export * from './labels';
 
 type Msg = () => string;
 

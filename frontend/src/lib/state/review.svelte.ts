@@ -1,0 +1,101 @@
+// The review session: one live event follower for every run, fanned out to
+// the runs list, the approvals inbox and whichever timelines are open, plus
+// the current view. Timelines are cached per run, so switching runs (or
+// language, or theme) never resets a timeline or refetches it.
+import { followEvents, type Api, type Follower, type RunEvent } from '../api';
+import { ApprovalsState } from './approvals.svelte';
+import { RunsState } from './runs.svelte';
+import { TimelineState } from './timeline.svelte';
+
+export type View = { name: 'home' } | { name: 'new'; workspaceId?: string } | { name: 'inbox' } | { name: 'run'; runId: string };
+
+/** Reads a view from a location hash: #/run/<id>, #/new, #/inbox, else home. */
+export function parseHash(hash: string): View {
+  const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+  if (parts[0] === 'run' && parts[1]) return { name: 'run', runId: parts[1] };
+  if (parts[0] === 'new') return parts[1] ? { name: 'new', workspaceId: parts[1] } : { name: 'new' };
+  if (parts[0] === 'inbox') return { name: 'inbox' };
+  return { name: 'home' };
+}
+
+export function viewHash(v: View): string {
+  switch (v.name) {
+    case 'run':
+      return `#/run/${encodeURIComponent(v.runId)}`;
+    case 'new':
+      return v.workspaceId ? `#/new/${encodeURIComponent(v.workspaceId)}` : '#/new';
+    case 'inbox':
+      return '#/inbox';
+  }
+  return '#/';
+}
+
+export class ReviewState {
+  readonly runs: RunsState;
+  readonly approvals: ApprovalsState;
+  view = $state<View>({ name: 'home' });
+  stream = $state<'connecting' | 'open' | 'reconnecting' | 'closed'>('connecting');
+
+  #api: Pick<Api, 'runs' | 'approvals' | 'events'>;
+  #timelines = new Map<string, TimelineState>();
+  #follower: Follower | null = null;
+  #reconnected = false;
+
+  constructor(api: Pick<Api, 'runs' | 'approvals' | 'events'>) {
+    this.#api = api;
+    this.runs = new RunsState(api);
+    this.approvals = new ApprovalsState(api);
+  }
+
+  /** Loads runs and approvals and starts following live events. */
+  async start(): Promise<void> {
+    this.#follower = followEvents(this.#api, {
+      deliver: (runId, events) => this.deliver(runId, events),
+      onStatus: (s) => {
+        if (s === 'reconnecting') this.#reconnected = true;
+        if (s === 'open' && this.#reconnected) {
+          // What changed while the stream was down: the follower re-reads
+          // tracked runs' events; the inbox and the list are re-read here.
+          this.#reconnected = false;
+          void this.approvals.load();
+          void this.runs.load().then(() => this.#track());
+        }
+        this.stream = s;
+      },
+      onError: () => {},
+    });
+    await Promise.all([this.runs.load(), this.approvals.load()]);
+    this.#track();
+  }
+
+  stop(): void {
+    this.#follower?.stop();
+    this.#follower = null;
+  }
+
+  /** In-order live events of one run (also the entry point for tests). */
+  deliver(runId: string, events: RunEvent[]): void {
+    this.runs.applyEvents(runId, events);
+    this.approvals.applyEvents(events);
+    this.#timelines.get(runId)?.apply(events);
+  }
+
+  /** The timeline of runId, loading it the first time it is asked for. */
+  timeline(runId: string): TimelineState {
+    let t = this.#timelines.get(runId);
+    if (!t) {
+      t = new TimelineState(this.#api, runId);
+      this.#timelines.set(runId, t);
+      void t.load();
+    }
+    return t;
+  }
+
+  go(v: View): void {
+    this.view = v;
+  }
+
+  #track(): void {
+    for (const r of this.runs.items) this.#follower?.track(r.id, r.lastSequence ?? 0);
+  }
+}

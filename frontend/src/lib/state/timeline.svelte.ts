@@ -1,0 +1,61 @@
+// One run's timeline: loads its events page by page through runs.events,
+// then takes live events from the review state. Events that arrive while the
+// history loads are kept and ordered by the reducer; a hole or a system.gap
+// triggers a re-read from the last applied sequence.
+import { toApiError, type Api, type ApiError, type RunEvent } from '../api';
+import { applyEvents, createTimeline, filled, skipHole, type Timeline } from '../timeline/model';
+
+export const PAGE = 1000;
+
+export class TimelineState {
+  readonly runId: string;
+  data = $state<Timeline>(createTimeline());
+  status = $state<'loading' | 'ready' | 'error'>('loading');
+  error = $state<ApiError | null>(null);
+
+  #api: Pick<Api, 'runs'>;
+  #filling = false;
+
+  constructor(api: Pick<Api, 'runs'>, runId: string) {
+    this.#api = api;
+    this.runId = runId;
+  }
+
+  /** Reads every event after the last applied one. */
+  async load(): Promise<void> {
+    await this.#fill();
+    if (!this.error) this.status = 'ready';
+  }
+
+  /** Applies live (or replayed) events; fills any hole they reveal. */
+  apply(events: readonly RunEvent[]): void {
+    if (applyEvents(this.data, events) && this.status !== 'loading') void this.#fill();
+  }
+
+  async #fill(): Promise<void> {
+    if (this.#filling) return;
+    this.#filling = true;
+    try {
+      // A live event may open a new hole while a page is in flight; go round
+      // again (a few times at most) until none remains.
+      for (let round = 0; round < 3; round++) {
+        for (;;) {
+          const before = this.data.last;
+          const page = await this.#api.runs.events(this.runId, before, PAGE);
+          applyEvents(this.data, page);
+          filled(this.data);
+          if (page.length < PAGE || this.data.last === before) break;
+        }
+        if (!this.data.needsFill) break;
+      }
+      // Still a hole after re-reading: the server no longer has those events.
+      if (this.data.needsFill) skipHole(this.data);
+      this.error = null;
+    } catch (err) {
+      this.error = toApiError(err);
+      this.status = 'error';
+    } finally {
+      this.#filling = false;
+    }
+  }
+}

@@ -1,0 +1,158 @@
+import { describe, expect, it } from 'vitest';
+import type { RunEvent } from '../api';
+import { applyEvents, createTimeline, filled, type MessageItem, type ToolItem } from './model';
+
+let clock = 0;
+function ev(sequence: number, type: string, payload: unknown = {}): RunEvent {
+  return {
+    schemaVersion: 1,
+    id: `evt_${sequence}`,
+    sequence,
+    type,
+    runId: 'run_1',
+    sessionId: 'ses_1',
+    agentId: 'demo',
+    timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, clock++)).toISOString(),
+    payload,
+  };
+}
+
+const delta = (seq: number, text: string, messageId = 'msg_1') => ev(seq, 'run.message.delta', { messageId, text });
+
+/** The demo's opening, as the engine emits it. */
+function opening(): RunEvent[] {
+  return [
+    ev(1, 'run.created', { profile: 'demo', scripted: true, task: 'Tour' }),
+    ev(2, 'run.status.changed', { from: 'Created', to: 'Planned' }),
+    ev(3, 'run.status.changed', { from: 'Planned', to: 'Accepted' }),
+    ev(4, 'run.status.changed', { from: 'Accepted', to: 'Preparing', reason: 'slots acquired' }),
+    ev(5, 'run.started', { from: 'Preparing', to: 'Running' }),
+    delta(6, 'This '),
+    delta(7, 'is '),
+    delta(8, 'the **demo**.'),
+    ev(9, 'run.message.completed', { messageId: 'msg_1', role: 'assistant', text: 'This is the **demo**.' }),
+    ev(10, 'run.tool.call', { toolCallId: 'call_1', name: 'read_file', arguments: { path: 'README.md' } }),
+    ev(11, 'run.file.read', { tool: 'read_file', path: 'README.md', bytes: 8, startLine: 1, endLine: 1 }),
+    ev(12, 'run.tool.result', { toolCallId: 'call_1', status: 'Succeeded', content: '# Hello\n', isError: false }),
+    ev(13, 'run.checkpoint.created', { checkpointId: 'ckp_1', kind: 'step', step: 1 }),
+  ];
+}
+
+describe('timeline reducer', () => {
+  it('merges streamed deltas into one message row, then takes the completed text', () => {
+    const t = createTimeline();
+    applyEvents(t, opening().slice(0, 7));
+    const msgs = () => t.items.filter((i): i is MessageItem => i.kind === 'message');
+    expect(msgs()).toHaveLength(1);
+    expect(msgs()[0]).toMatchObject({ text: 'This is ', done: false });
+
+    applyEvents(t, opening().slice(7));
+    expect(msgs()).toHaveLength(1);
+    expect(msgs()[0]).toMatchObject({ text: 'This is the **demo**.', done: true, role: 'assistant' });
+  });
+
+  it('keeps messages apart by id, even when their deltas interleave', () => {
+    const t = createTimeline();
+    applyEvents(t, [delta(1, 'a', 'm1'), delta(2, 'x', 'm2'), delta(3, 'b', 'm1'), delta(4, 'y', 'm2')]);
+    expect(t.items.map((i) => (i as MessageItem).text)).toEqual(['ab', 'xy']);
+  });
+
+  it('joins consecutive lifecycle transitions into one row', () => {
+    const t = createTimeline();
+    applyEvents(t, opening());
+    const first = t.items[0]!;
+    expect(first.kind).toBe('lifecycle');
+    expect(first.kind === 'lifecycle' && first.steps.map((s) => s.to)).toEqual(['Created', 'Planned', 'Accepted', 'Preparing', 'Running']);
+    expect(t.state).toBe('Running');
+    expect(t.items.map((i) => i.kind)).toEqual(['lifecycle', 'message', 'tool']);
+    expect(t.checkpoints).toBe(1);
+  });
+
+  it('folds the file read and the result into the tool call row', () => {
+    const t = createTimeline();
+    applyEvents(t, opening());
+    const tool = t.items.find((i): i is ToolItem => i.kind === 'tool')!;
+    expect(tool).toMatchObject({
+      name: 'read_file',
+      arguments: { path: 'README.md' },
+      reads: [{ path: 'README.md', bytes: 8, startLine: 1, endLine: 1 }],
+      result: { status: 'Succeeded', content: '# Hello\n', isError: false },
+    });
+  });
+
+  it('applies events in sequence order whatever order they arrive in, and drops duplicates', () => {
+    const all = opening();
+    const inOrder = createTimeline();
+    applyEvents(inOrder, all);
+
+    const shuffled = createTimeline();
+    applyEvents(shuffled, [all[2]!, all[0]!, all[1]!]);
+    applyEvents(shuffled, [all[5]!, all[4]!, all[3]!, all[3]!, all[0]!]);
+    applyEvents(shuffled, all.slice(6).reverse());
+    applyEvents(shuffled, all); // a full replay changes nothing
+    expect(shuffled.last).toBe(13);
+    expect(shuffled.needsFill).toBe(false);
+    expect(JSON.stringify(shuffled.items)).toBe(JSON.stringify(inOrder.items));
+  });
+
+  it('holds back events after a hole and asks for a re-read; the re-read fills it', () => {
+    const all = opening();
+    const t = createTimeline();
+    expect(applyEvents(t, all.slice(0, 5))).toBe(false);
+    // 6..8 are lost; 9 arrives.
+    expect(applyEvents(t, [all[8]!])).toBe(true);
+    expect(t.last).toBe(5);
+    expect(t.needsFill).toBe(true);
+    expect(t.items.some((i) => i.kind === 'message')).toBe(false);
+
+    // The re-read (runs.events after 5) returns 6.. including what was held.
+    applyEvents(t, all.slice(5));
+    filled(t);
+    expect(t.needsFill).toBe(false);
+    expect(t.last).toBe(13);
+    expect((t.items[1] as MessageItem).text).toBe('This is the **demo**.');
+  });
+
+  it('a system.gap ahead of what was applied asks for a re-read; one behind it does not', () => {
+    const all = opening();
+    const t = createTimeline();
+    applyEvents(t, all.slice(0, 5));
+    const gap = (from: number, to: number) =>
+      ({ ...ev(0, 'system.gap'), payload: { runId: 'run_1', fromSequence: from, toSequence: to, reason: 'subscriber_overflow' } }) as RunEvent;
+    expect(applyEvents(t, [gap(2, 4)])).toBe(false);
+    expect(applyEvents(t, [gap(6, 9)])).toBe(true);
+    applyEvents(t, all.slice(5));
+    filled(t);
+    expect(t.needsFill).toBe(false);
+    expect(t.last).toBe(13);
+  });
+
+  it('records approvals and their resolution, and links them to the tool call', () => {
+    const t = createTimeline();
+    const request = { approvalId: 'apr_1', runId: 'run_1', toolCallId: 'call_w', kind: 'patch', title: 'Create X', subjectHash: 'sha256:1' };
+    applyEvents(t, [
+      ev(1, 'run.tool.call', { toolCallId: 'call_w', name: 'write_file', arguments: { path: 'X' } }),
+      ev(2, 'run.approval.requested', request),
+      ev(3, 'run.status.changed', { from: 'Running', to: 'NeedsApproval' }),
+      ev(4, 'run.approval.resolved', { approvalId: 'apr_1', decision: 'reject_and_tell', reason: 'not now', resolver: 'user' }),
+      ev(5, 'run.tool.result', { toolCallId: 'call_w', status: 'Cancelled', content: 'rejected', isError: true }),
+    ]);
+    const appr = t.items.find((i) => i.kind === 'approval');
+    expect(appr).toMatchObject({ request: { approvalId: 'apr_1' }, resolved: { decision: 'reject_and_tell', reason: 'not now' } });
+    expect(t.items.find((i) => i.kind === 'tool')).toMatchObject({ approvalId: 'apr_1', result: { status: 'Cancelled' } });
+    expect(t.state).toBe('NeedsApproval');
+  });
+
+  it('ends with the failure code, message and recovery', () => {
+    const t = createTimeline();
+    applyEvents(t, [
+      ev(1, 'run.patch.applied', { tool: 'write_file', checkpointId: 'ck_1', files: [{ path: 'A.md', action: 'created' }] }),
+      ev(2, 'run.failed', { from: 'Running', doneReason: 'run_timeout', code: 'run_timeout', message: 'the run took longer than 60 s', recovery: 'Narrow it.' }),
+      ev(3, 'some.future.event', {}),
+    ]);
+    expect(t.items[0]).toMatchObject({ kind: 'patch', files: [{ path: 'A.md', action: 'created' }] });
+    expect(t.end).toMatchObject({ outcome: 'Failed', code: 'run_timeout', message: 'the run took longer than 60 s' });
+    expect(t.state).toBe('Failed');
+    expect(t.items.at(-1)).toMatchObject({ kind: 'other', type: 'some.future.event' });
+  });
+});

@@ -1,0 +1,346 @@
+// The timeline of one run as rows for the run view, built from its events in
+// sequence order. applyEvents is the reducer: it drops duplicates, holds back
+// events that arrive after a hole until the hole is filled, merges streamed
+// message deltas into one row per message, folds tool results and file reads
+// into their call's row, and joins consecutive lifecycle transitions into one
+// row. It mutates the Timeline it is given, so a Svelte $state proxy of it
+// updates fine-grained (one text node per delta, not the whole list).
+import type { ApprovalRequest, DecisionKind, GapPayload, RunEvent, RunState } from '../api';
+
+export interface Step {
+  to: RunState;
+  at: string;
+  reason?: string;
+}
+
+export interface LifecycleItem {
+  kind: 'lifecycle';
+  key: string;
+  seq: number;
+  at: string;
+  steps: Step[];
+}
+
+export interface MessageItem {
+  kind: 'message';
+  key: string;
+  seq: number;
+  at: string;
+  messageId: string;
+  role: string;
+  text: string;
+  done: boolean;
+}
+
+export interface FileRead {
+  path: string;
+  bytes?: number;
+  startLine?: number;
+  endLine?: number;
+}
+
+export interface ToolItem {
+  kind: 'tool';
+  key: string;
+  seq: number;
+  at: string;
+  toolCallId: string;
+  name: string;
+  arguments: unknown;
+  result: { status: string; content: string; isError: boolean; at: string } | null;
+  reads: FileRead[];
+  approvalId?: string;
+}
+
+export interface ApprovalItem {
+  kind: 'approval';
+  key: string;
+  seq: number;
+  at: string;
+  request: ApprovalRequest;
+  resolved: { decision: DecisionKind; reason: string; resolver: string; at: string } | null;
+}
+
+export interface AppliedFile {
+  path: string;
+  action: string;
+}
+
+export interface PatchItem {
+  kind: 'patch';
+  key: string;
+  seq: number;
+  at: string;
+  tool: string;
+  files: AppliedFile[];
+  checkpointId: string;
+}
+
+export interface EndItem {
+  kind: 'end';
+  key: string;
+  seq: number;
+  at: string;
+  outcome: 'Completed' | 'Failed' | 'Cancelled';
+  doneReason: string;
+  code: string;
+  message: string;
+  recovery: string;
+}
+
+export interface OtherItem {
+  kind: 'other';
+  key: string;
+  seq: number;
+  at: string;
+  type: string;
+}
+
+/** Events the server could not give back (pruned): shown, not hidden. */
+export interface GapItem {
+  kind: 'gap';
+  key: string;
+  seq: number;
+  at: string;
+  from: number;
+  to: number;
+}
+
+export type Item = LifecycleItem | MessageItem | ToolItem | ApprovalItem | PatchItem | EndItem | OtherItem | GapItem;
+
+export interface Timeline {
+  /** The last sequence applied; events 1..last are in items. */
+  last: number;
+  items: Item[];
+  /** Events after a hole, waiting for it to be filled. */
+  pending: RunEvent[];
+  /** Set when a re-read is needed: re-read events after `last`. */
+  needsFill: boolean;
+  state: RunState | null;
+  end: EndItem | null;
+  lastEventAt: string;
+  checkpoints: number;
+  /** Row index by message id, tool call id and approval id. */
+  byMessage: Record<string, number>;
+  byTool: Record<string, number>;
+  byApproval: Record<string, number>;
+}
+
+export function createTimeline(): Timeline {
+  return {
+    last: 0,
+    items: [],
+    pending: [],
+    needsFill: false,
+    state: null,
+    end: null,
+    lastEventAt: '',
+    checkpoints: 0,
+    byMessage: {},
+    byTool: {},
+    byApproval: {},
+  };
+}
+
+type P = Record<string, unknown>;
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
+
+/**
+ * Applies events (any order, duplicates allowed) to t. Returns true when a
+ * hole remains: the caller should re-read the run's events after t.last and
+ * apply them (t.needsFill says the same).
+ */
+export function applyEvents(t: Timeline, events: readonly RunEvent[]): boolean {
+  for (const ev of events) {
+    if (ev.type === 'system.gap') {
+      const gap = ev.payload as GapPayload;
+      // Events from fromSequence on were not delivered to us: whatever we
+      // hold after it is fine, but nothing past t.last may be trusted to be
+      // complete until re-read.
+      if (gap.toSequence > t.last) t.needsFill = true;
+      continue;
+    }
+    if (ev.sequence <= t.last) continue;
+    t.pending.push(ev);
+  }
+  if (t.pending.length > 0) {
+    t.pending.sort((a, b) => a.sequence - b.sequence);
+    let i = 0;
+    for (; i < t.pending.length; i++) {
+      const ev = t.pending[i]!;
+      if (ev.sequence <= t.last) continue; // a duplicate within pending
+      if (ev.sequence !== t.last + 1) break;
+      reduce(t, ev);
+      t.last = ev.sequence;
+    }
+    t.pending = t.pending.slice(i);
+    if (t.pending.length > 0) t.needsFill = true;
+  }
+  return t.needsFill;
+}
+
+/** Clears the fill request once a re-read has been applied. */
+export function filled(t: Timeline): void {
+  t.needsFill = t.pending.length > 0;
+}
+
+/**
+ * Gives up on a hole the server cannot fill: records it as a row and applies
+ * what was held after it, so the timeline goes on instead of stalling.
+ */
+export function skipHole(t: Timeline): void {
+  const next = t.pending[0];
+  if (!next || next.sequence <= t.last + 1) return;
+  const from = t.last + 1;
+  const to = next.sequence - 1;
+  push(t, { kind: 'gap', key: `g${from}`, seq: from, at: next.timestamp, from, to });
+  t.last = to;
+  applyEvents(t, []);
+  filled(t);
+}
+
+function push(t: Timeline, item: Item): number {
+  t.items.push(item);
+  return t.items.length - 1;
+}
+
+function step(t: Timeline, ev: RunEvent, to: RunState, reason?: string): void {
+  t.state = to;
+  const last = t.items.at(-1);
+  const s: Step = { to, at: ev.timestamp, ...(reason ? { reason } : {}) };
+  if (last?.kind === 'lifecycle') {
+    last.steps.push(s);
+    return;
+  }
+  push(t, { kind: 'lifecycle', key: `l${ev.sequence}`, seq: ev.sequence, at: ev.timestamp, steps: [s] });
+}
+
+function reduce(t: Timeline, ev: RunEvent): void {
+  const p = (ev.payload ?? {}) as P;
+  t.lastEventAt = ev.timestamp;
+  switch (ev.type) {
+    case 'run.created':
+      return step(t, ev, 'Created');
+    case 'run.status.changed':
+    case 'run.started':
+      return step(t, ev, (str(p.to) || 'Running') as RunState, str(p.reason) || undefined);
+    case 'run.message.delta':
+    case 'run.message.completed':
+      return message(t, ev, p);
+    case 'run.tool.call': {
+      const id = str(p.toolCallId);
+      const at = push(t, {
+        kind: 'tool',
+        key: `t${id || ev.sequence}`,
+        seq: ev.sequence,
+        at: ev.timestamp,
+        toolCallId: id,
+        name: str(p.name),
+        arguments: p.arguments ?? null,
+        result: null,
+        reads: [],
+      });
+      if (id) t.byTool[id] = at;
+      return;
+    }
+    case 'run.tool.result': {
+      const item = toolItem(t, str(p.toolCallId));
+      const result = { status: str(p.status), content: str(p.content), isError: p.isError === true, at: ev.timestamp };
+      if (item) item.result = result;
+      else push(t, { kind: 'other', key: `o${ev.sequence}`, seq: ev.sequence, at: ev.timestamp, type: ev.type });
+      return;
+    }
+    case 'run.file.read': {
+      const read: FileRead = { path: str(p.path), bytes: num(p.bytes), startLine: num(p.startLine), endLine: num(p.endLine) };
+      const open = [...t.items].reverse().find((i): i is ToolItem => i.kind === 'tool' && i.result === null);
+      if (open) open.reads.push(read);
+      else push(t, { kind: 'other', key: `o${ev.sequence}`, seq: ev.sequence, at: ev.timestamp, type: ev.type });
+      return;
+    }
+    case 'run.approval.requested': {
+      const req = ev.payload as ApprovalRequest;
+      const at = push(t, { kind: 'approval', key: `a${req.approvalId}`, seq: ev.sequence, at: ev.timestamp, request: req, resolved: null });
+      t.byApproval[req.approvalId] = at;
+      const tool = toolItem(t, req.toolCallId);
+      if (tool) tool.approvalId = req.approvalId;
+      return;
+    }
+    case 'run.approval.resolved': {
+      const idx = t.byApproval[str(p.approvalId)];
+      const item = idx === undefined ? undefined : t.items[idx];
+      if (item?.kind === 'approval') {
+        item.resolved = {
+          decision: str(p.decision) as DecisionKind,
+          reason: str(p.reason),
+          resolver: str(p.resolver),
+          at: ev.timestamp,
+        };
+      }
+      return;
+    }
+    case 'run.patch.applied': {
+      const files = Array.isArray(p.files) ? (p.files as P[]).map((f) => ({ path: str(f.path), action: str(f.action) })) : [];
+      push(t, { kind: 'patch', key: `p${ev.sequence}`, seq: ev.sequence, at: ev.timestamp, tool: str(p.tool), files, checkpointId: str(p.checkpointId) });
+      return;
+    }
+    case 'run.checkpoint.created':
+      t.checkpoints++;
+      return;
+    case 'run.completed':
+    case 'run.failed':
+    case 'run.cancelled': {
+      const outcome = ev.type === 'run.completed' ? 'Completed' : ev.type === 'run.failed' ? 'Failed' : 'Cancelled';
+      const end: EndItem = {
+        kind: 'end',
+        key: `e${ev.sequence}`,
+        seq: ev.sequence,
+        at: ev.timestamp,
+        outcome,
+        doneReason: str(p.doneReason),
+        code: str(p.code),
+        message: str(p.message),
+        recovery: str(p.recovery),
+      };
+      t.state = outcome;
+      push(t, end);
+      t.end = t.items.at(-1) as EndItem;
+      return;
+    }
+  }
+  push(t, { kind: 'other', key: `o${ev.sequence}`, seq: ev.sequence, at: ev.timestamp, type: ev.type });
+}
+
+function toolItem(t: Timeline, id: string): ToolItem | undefined {
+  const idx = id ? t.byTool[id] : undefined;
+  const item = idx === undefined ? undefined : t.items[idx];
+  return item?.kind === 'tool' ? item : undefined;
+}
+
+function message(t: Timeline, ev: RunEvent, p: P): void {
+  const id = str(p.messageId) || `seq${ev.sequence}`;
+  const idx = t.byMessage[id];
+  let item = idx === undefined ? undefined : t.items[idx];
+  if (item?.kind !== 'message') {
+    const at = push(t, {
+      kind: 'message',
+      key: `m${id}`,
+      seq: ev.sequence,
+      at: ev.timestamp,
+      messageId: id,
+      role: str(p.role) || 'assistant',
+      text: '',
+      done: false,
+    });
+    t.byMessage[id] = at;
+    item = t.items[at] as MessageItem;
+  }
+  if (ev.type === 'run.message.delta') {
+    item.text += str(p.text);
+    return;
+  }
+  // The completed message is authoritative: it replaces the streamed text.
+  if (typeof p.text === 'string') item.text = p.text;
+  if (p.role) item.role = str(p.role);
+  item.done = true;
+}
