@@ -5,18 +5,11 @@
 // /usr/bin/chromium).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { basename, join } from 'node:path';
 import { chromium } from 'playwright-core';
-
-const FRONTEND = fileURLToPath(new URL('..', import.meta.url));
-const BIN = resolve(FRONTEND, process.env.AGENTHUB_BIN ?? '../build/bin/agenthub');
-const ARTIFACTS = resolve(FRONTEND, process.env.E2E_ARTIFACTS ?? 'test-results');
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-const URL_LINE = /(http:\/\/127\.0\.0\.1:(\d+)\/\?token=([A-Za-z0-9_-]+))/;
+import { ARTIFACTS, CHROMIUM, startServer, stopServer } from './harness.mjs';
 
 /** @type {{ proc: import('node:child_process').ChildProcess, url: string, origin: string, token: string }} */
 let server;
@@ -25,48 +18,6 @@ let context;
 /** @type {import('playwright-core').Page} */
 let page;
 let scratch = '';
-
-function startServer(home) {
-  return new Promise((resolvePromise, reject) => {
-    const proc = spawn(BIN, ['serve', '--addr', '127.0.0.1:0', '--home', home], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, AGENTHUB_HOME: '' },
-    });
-    let out = '';
-    let err = '';
-    const timer = setTimeout(() => {
-      proc.kill('SIGKILL');
-      reject(new Error(`no URL printed within 30 s.\nstdout: ${out}\nstderr: ${err}`));
-    }, 30_000);
-    proc.stdout.setEncoding('utf8').on('data', (chunk) => {
-      out += chunk;
-      const m = URL_LINE.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolvePromise({ proc, url: m[1], origin: `http://127.0.0.1:${m[2]}`, token: m[3] });
-      }
-    });
-    proc.stderr.setEncoding('utf8').on('data', (chunk) => (err += chunk));
-    proc.on('error', (e) => {
-      clearTimeout(timer);
-      reject(new Error(`cannot start ${BIN}: ${e.message}`));
-    });
-    proc.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`agenthub serve exited (${code}) before printing its URL.\nstdout: ${out}\nstderr: ${err}`));
-    });
-  });
-}
-
-async function stopServer() {
-  const { proc } = server;
-  if (proc.exitCode !== null || proc.signalCode !== null) return;
-  const exited = new Promise((r) => proc.once('exit', r));
-  proc.kill('SIGTERM');
-  const timer = setTimeout(() => proc.kill('SIGKILL'), 5_000);
-  await exited;
-  clearTimeout(timer);
-}
 
 const api = (path, init = {}) =>
   fetch(server.origin + path, {
@@ -108,7 +59,7 @@ before(async () => {
 
 after(async () => {
   await context?.close();
-  if (server) await stopServer();
+  if (server) await stopServer(server);
   if (scratch) await rm(scratch, { recursive: true, force: true });
 });
 
