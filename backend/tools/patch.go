@@ -9,12 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"strings"
 	"sync"
 
 	"agenthub/backend"
-	"agenthub/backend/approval"
-	"agenthub/diffview"
+	"agenthub/backend/patch"
 	"agenthub/workspace"
 )
 
@@ -40,40 +38,6 @@ type mutator[A any] struct {
 }
 
 func (m *mutator[A]) Spec() backend.ToolSpec { return m.op.spec() }
-
-// proposal is one whole-file change computed from the workspace as it is now.
-type proposal struct {
-	path   string
-	old    []byte
-	exists bool
-	mode   string // diffview mode of the file, kept by the change
-	next   []byte
-	delete bool
-}
-
-func (p proposal) preimage() string {
-	if !p.exists {
-		return workspace.Absent
-	}
-	return workspace.Hash(p.old)
-}
-
-func (p proposal) postimage() string {
-	if p.delete {
-		return workspace.Absent
-	}
-	return workspace.Hash(p.next)
-}
-
-func (p proposal) operation() string {
-	switch {
-	case p.delete:
-		return "delete"
-	case !p.exists:
-		return "create"
-	}
-	return "modify"
-}
 
 // Action proposes the change. A call the model got wrong needs no gate: it
 // returns nil and Execute, which finds no proposal, reports the mistake.
@@ -103,11 +67,11 @@ func (m *mutator[A]) Action(_ context.Context, env backend.ToolEnv, raw json.Raw
 	if err != nil {
 		return nil, nil
 	}
-	act, err := gatedPatch(env, name, pr)
+	act, err := gated(env, name, pr)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", name, p, err)
 	}
-	m.s.plans.put(key, plan{pre: pr.preimage(), post: pr.postimage()})
+	m.s.plans.put(key, plan{pre: pr.Preimage(), post: pr.Postimage()})
 	return act, nil
 }
 
@@ -140,31 +104,31 @@ func (m *mutator[A]) Execute(_ context.Context, env backend.ToolEnv, in backend.
 	case !planned:
 		return failure(env, "%s: nothing was written: this change to %s was not proposed through the approval gate "+
 			"(the file may have changed while the call was checked); call %s again", name, p, name), nil
-	case pl.pre != pr.preimage() || pl.post != pr.postimage():
+	case pl.pre != pr.Preimage() || pl.post != pr.Postimage():
 		return changed(env, name, p), nil
 	}
-	pr, sel, err := narrow(pr, in.ResumeInput)
-	sel.emitRejected(env, name, p)
+	pr, sel, err := patch.Narrow(pr, in.ResumeInput)
+	sel.EmitRejected(env, name, p)
 	switch {
-	case errors.Is(err, errNothingApproved):
-		return failure(env, "%s: nothing was written to %s%s", name, p, sel.describe()), nil
+	case errors.Is(err, patch.ErrNothingApproved):
+		return failure(env, "%s: nothing was written to %s%s", name, p, sel.Describe()), nil
 	case err != nil:
 		return failure(env, "%s: nothing was written: %v", name, err), nil
 	}
 	return m.apply(env, w, pr, pl, sel)
 }
 
-func (m *mutator[A]) apply(env backend.ToolEnv, w *workspace.FS, pr proposal, pl plan, sel selection) (backend.ToolResult, error) {
+func (m *mutator[A]) apply(env backend.ToolEnv, w *workspace.FS, pr patch.Proposal, pl plan, sel patch.Selection) (backend.ToolResult, error) {
 	name := m.op.spec().Name
 	store, err := m.s.checkpoints()
 	if err != nil {
 		return backend.ToolResult{}, fmt.Errorf("%s: %w", name, err)
 	}
-	res, err := workspace.Apply(w, []workspace.Change{{Path: pr.path, PreimageSHA256: pl.pre, NewContent: pr.next,
-		Delete: pr.delete}}, store)
+	res, err := workspace.Apply(w, []workspace.Change{{Path: pr.Path, PreimageSHA256: pl.pre, NewContent: pr.Next,
+		Delete: pr.Delete}}, store)
 	switch {
 	case errors.Is(err, workspace.ErrConflict):
-		return changed(env, name, pr.path), nil
+		return changed(env, name, pr.Path), nil
 	case errors.Is(err, workspace.ErrOutsideRoot), errors.Is(err, workspace.ErrProtected),
 		errors.Is(err, workspace.ErrTooLarge), errors.Is(err, fs.ErrInvalid):
 		return failure(env, "%s: nothing was written: %s", name, pathMessage(err)), nil
@@ -173,22 +137,22 @@ func (m *mutator[A]) apply(env backend.ToolEnv, w *workspace.FS, pr proposal, pl
 	}
 	if env.Emit != nil {
 		applied := map[string]any{"tool": name, "checkpointId": res.CheckpointID, "files": res.Files}
-		if sel.chosen {
-			applied["hunks"] = map[string]any{"path": pr.path, "approved": sel.keep, "of": sel.total}
+		if sel.Chosen {
+			applied["hunks"] = map[string]any{"path": pr.Path, "approved": sel.Keep, "of": sel.Total}
 		}
 		env.Emit(backend.EvPatchApplied, applied)
 	}
 	var what string
-	switch pr.operation() {
+	switch pr.Operation() {
 	case "delete":
-		what = fmt.Sprintf("deleted %s (was %d bytes)", pr.path, len(pr.old))
+		what = fmt.Sprintf("deleted %s (was %d bytes)", pr.Path, len(pr.Old))
 	case "create":
-		what = fmt.Sprintf("created %s (%d bytes)", pr.path, len(pr.next))
+		what = fmt.Sprintf("created %s (%d bytes)", pr.Path, len(pr.Next))
 	default:
-		what = fmt.Sprintf("updated %s (%d → %d bytes)", pr.path, len(pr.old), len(pr.next))
+		what = fmt.Sprintf("updated %s (%d → %d bytes)", pr.Path, len(pr.Old), len(pr.Next))
 	}
 	return success(env, fmt.Sprintf("%s: %s; checkpoint %s holds the previous state%s", name, what,
-		res.CheckpointID, sel.describe())), nil
+		res.CheckpointID, sel.Describe())), nil
 }
 
 func changed(env backend.ToolEnv, name, p string) backend.ToolResult {
@@ -198,124 +162,20 @@ func changed(env backend.ToolEnv, name, p string) backend.ToolResult {
 
 // prepare computes the proposal for a resolved path from the workspace as it
 // is now. Its error is written for the model.
-func (m *mutator[A]) prepare(w *workspace.FS, a A, p string) (proposal, error) {
-	switch {
-	case p == ".":
-		return proposal{}, errors.New("the workspace root is not a file; name a file")
-	case strings.ContainsAny(p, "\x00\t\n\r"):
-		return proposal{}, fmt.Errorf("%q: control characters are not allowed in file names", p)
-	}
-	if cl := workspace.Classify(p); cl == workspace.ClassGit || cl == workspace.ClassPolicy {
-		return proposal{}, fmt.Errorf("%s is inside a protected %s directory; agents may not change it", p, cl)
-	}
-	cur, exists, mode, err := readTarget(w, p)
+func (m *mutator[A]) prepare(w *workspace.FS, a A, p string) (patch.Proposal, error) {
+	pr, err := patch.Prepare(w, p, func(cur []byte, exists bool) ([]byte, bool, error) {
+		return m.op.propose(a, p, cur, exists)
+	})
 	if err != nil {
-		return proposal{}, err
+		return pr, errors.New(pathMessage(err))
 	}
-	next, del, err := m.op.propose(a, p, cur, exists)
-	if err != nil {
-		return proposal{}, err
-	}
-	if !del && exists && bytes.Equal(next, cur) {
-		return proposal{}, fmt.Errorf("nothing to change: %s already has this content", p)
-	}
-	return proposal{path: p, old: cur, exists: exists, mode: mode, next: next, delete: del}, nil
+	return pr, nil
 }
 
-// readTarget reads a write target the way workspace.Apply will: no symlink
-// is followed, neither the file nor a parent directory.
-func readTarget(w *workspace.FS, p string) (data []byte, exists bool, mode string, err error) {
-	parts := strings.Split(p, "/")
-	for i := 1; i < len(parts); i++ {
-		dir := strings.Join(parts[:i], "/")
-		fi, err := w.Lstat(dir)
-		if errors.Is(err, fs.ErrNotExist) {
-			break
-		}
-		if err != nil {
-			return nil, false, "", errors.New(pathMessage(err))
-		}
-		if fi.Mode()&fs.ModeSymlink != 0 {
-			return nil, false, "", fmt.Errorf("%s: the parent directory %s is a symbolic link; writes never follow symlinks", p, dir)
-		}
-		if !fi.IsDir() {
-			return nil, false, "", fmt.Errorf("%s: %s is a file, not a directory", p, dir)
-		}
-	}
-	fi, err := w.Lstat(p)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, false, diffview.ModeRegular, nil
-	case err != nil:
-		return nil, false, "", errors.New(pathMessage(err))
-	case fi.Mode()&fs.ModeSymlink != 0:
-		return nil, false, "", fmt.Errorf("%s is a symbolic link; writes never follow symlinks, change its target instead", p)
-	case fi.IsDir():
-		return nil, false, "", fmt.Errorf("%s is a directory, not a file", p)
-	}
-	data, err = w.ReadFile(p)
-	if err != nil {
-		return nil, false, "", errors.New(pathMessage(err))
-	}
-	mode = diffview.ModeRegular
-	if fi.Mode().Perm()&0o111 != 0 {
-		mode = diffview.ModeExecutable
-	}
-	return data, true, mode, nil
-}
-
-// patchPreview is what the reviewer sees of a proposed change.
-type patchPreview struct {
-	Tool      string            `json:"tool"`
-	Path      string            `json:"path"`
-	Operation string            `json:"operation"` // create | modify | delete
-	OldSize   int               `json:"oldSize"`
-	NewSize   int               `json:"newSize"`
-	Preimage  string            `json:"preimage"`
-	Postimage string            `json:"postimage"`
-	Unified   string            `json:"unified"`
-	Diff      diffview.FileDiff `json:"diff"`
-}
-
-// gatedPatch describes a proposal for the gate. The subject binds the path,
-// the pre-image the diff was computed on and the content that will be
-// written (AP9); the diff itself is not bound, since its shape may depend on
-// diffview's time budget, but it is a function of the two.
-func gatedPatch(env backend.ToolEnv, tool string, pr proposal) (*backend.GatedAction, error) {
-	var oldSide, newSide diffview.Side
-	if pr.exists {
-		oldSide = diffview.Side{Path: pr.path, Mode: pr.mode, Content: pr.old}
-	}
-	if !pr.delete {
-		newSide = diffview.Side{Path: pr.path, Mode: pr.mode, Content: pr.next}
-	}
-	fd, err := diffview.Diff(oldSide, newSide, diffview.Options{})
-	if err != nil {
-		return nil, fmt.Errorf("diff: %w", err)
-	}
-	pv := patchPreview{Tool: tool, Path: pr.path, Operation: pr.operation(), OldSize: len(pr.old),
-		Preimage: pr.preimage(), Postimage: pr.postimage(), Unified: string(diffview.Unified(fd)), Diff: fd}
-	if !pr.delete {
-		pv.NewSize = len(pr.next)
-	}
-	preview, err := json.Marshal(pv)
-	if err != nil {
-		return nil, fmt.Errorf("preview: %w", err)
-	}
-	// File content may mention the machine's paths; previews never do.
-	preview = []byte(newScrubber(env.WorkspaceRoot).text(string(preview)))
-	if !json.Valid(preview) {
-		return nil, errors.New("preview: scrubbing broke the JSON")
-	}
-	subject, err := json.Marshal(map[string]any{"kind": string(backend.ActionPatch), "tool": tool,
-		"workspace": env.WorkspaceID, "path": pr.path,
-		"preimages": []approval.Preimage{{Path: pr.path, SHA256: pr.preimage()}}, "postimage": pr.postimage()})
-	if err != nil {
-		return nil, fmt.Errorf("subject: %w", err)
-	}
-	title := map[string]string{"create": "Create ", "modify": "Edit ", "delete": "Delete "}[pr.operation()] + pr.path
-	return &backend.GatedAction{Kind: backend.ActionPatch, Title: title, Risk: backend.RiskMedium,
-		Preview: preview, Subject: subject}, nil
+// gated describes a proposal for the gate, its preview scrubbed of machine
+// paths.
+func gated(env backend.ToolEnv, tool string, pr patch.Proposal) (*backend.GatedAction, error) {
+	return patch.Gated(env, patch.Request{Tool: tool, Scrub: newScrubber(env.WorkspaceRoot).text}, pr)
 }
 
 // plan is what a mutating Action showed: the pre-image and post-image hashes.

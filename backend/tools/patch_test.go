@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"agenthub/backend"
+	"agenthub/backend/patch"
 	"agenthub/workspace"
 )
 
@@ -128,7 +129,7 @@ func checkSubject(t *testing.T, a *backend.GatedAction, tool, path, before, afte
 
 func checkPreview(t *testing.T, f *fixture, a *backend.GatedAction, tool, path, op, before, after string, has []string) {
 	t.Helper()
-	var pv patchPreview
+	var pv patch.Preview
 	mustJSON(t, a.Preview, &pv)
 	newSize := len(after)
 	if after == "<absent>" {
@@ -351,7 +352,7 @@ func TestEditKeepsTheFileMode(t *testing.T) {
 	if res.IsError {
 		t.Fatal(res.Content)
 	}
-	var pv patchPreview
+	var pv patch.Preview
 	mustJSON(t, a.Preview, &pv)
 	if pv.Diff.Old.Mode != "100755" || pv.Diff.New.Mode != "100755" {
 		t.Errorf("diff modes %s → %s", pv.Diff.Old.Mode, pv.Diff.New.Mode)

@@ -11,6 +11,7 @@ import (
 
 	"agenthub/backend"
 	"agenthub/backend/approval"
+	"agenthub/backend/patch"
 	"agenthub/workspace"
 )
 
@@ -52,7 +53,7 @@ func (t fileTool) Action(_ context.Context, env backend.ToolEnv, raw json.RawMes
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", a.Tool, err)
 	}
-	return gatedPatch(env, t.name, c)
+	return gated(env, t.name, c)
 }
 
 // Execute runs only after approval: it answers the CLI with the approved
@@ -76,10 +77,10 @@ func (t fileTool) Execute(ctx context.Context, env backend.ToolEnv, in backend.T
 	if err != nil {
 		return s.refuse(env, p, "%s: nothing was written: %v", a.Tool, err), nil
 	}
-	c, sel, err := narrow(c, in.ResumeInput)
-	sel.emitRejected(env, t.name, c.path)
+	c, sel, err := patch.Narrow(c, in.ResumeInput)
+	sel.EmitRejected(env, t.name, c.Path)
 	if err != nil {
-		return s.refuse(env, p, "%s: nothing was written to %s: %v%s", a.Tool, c.path, err, sel.describe()), nil
+		return s.refuse(env, p, "%s: nothing was written to %s: %v%s", a.Tool, c.Path, err, sel.Describe()), nil
 	}
 	upd, err := updatedInput(p, a.Tool, c, sel)
 	if err != nil {
@@ -88,9 +89,9 @@ func (t fileTool) Execute(ctx context.Context, env backend.ToolEnv, in backend.T
 	if err := s.allow(p, upd); err != nil {
 		return backend.ToolResult{}, err
 	}
-	if sel.partial() {
+	if sel.Partial() {
 		s.tell(fmt.Sprintf("AgentHub: for your %s of %s, the reviewer approved only part of the change%s. "+
-			"Only the approved hunks were written: read the file again before relying on its content.", a.Tool, c.path, sel.describe()))
+			"Only the approved hunks were written: read the file again before relying on its content.", a.Tool, c.Path, sel.Describe()))
 	}
 	res, err := s.waitResult(ctx, p.toolUseID)
 	if err != nil && ctx.Err() != nil {
@@ -113,7 +114,7 @@ func (s *session) refuse(env backend.ToolEnv, p *permission, format string, args
 // updatedInput is the input the CLI runs: the approved content and nothing
 // else. A whole approval keeps the CLI's own input; a partial one becomes
 // a replacement of the whole pre-image by the approved content.
-func updatedInput(p *permission, tool string, c change, sel selection) (json.RawMessage, error) {
+func updatedInput(p *permission, tool string, c patch.Proposal, sel patch.Selection) (json.RawMessage, error) {
 	var orig map[string]json.RawMessage
 	if err := json.Unmarshal(p.input, &orig); err != nil {
 		return nil, fmt.Errorf("read the request: %w", err)
@@ -121,48 +122,48 @@ func updatedInput(p *permission, tool string, c change, sel selection) (json.Raw
 	out := map[string]any{"file_path": orig["file_path"]}
 	switch {
 	case tool == "Write":
-		out["content"] = string(c.next)
-	case !sel.partial():
+		out["content"] = string(c.Next)
+	case !sel.Partial():
 		return p.input, nil
 	case tool == "Edit":
-		out["old_string"], out["new_string"] = string(c.old), string(c.next)
+		out["old_string"], out["new_string"] = string(c.Old), string(c.Next)
 	default: // MultiEdit
-		out["edits"] = []edit{{OldString: string(c.old), NewString: string(c.next)}}
+		out["edits"] = []edit{{OldString: string(c.Old), NewString: string(c.Next)}}
 	}
 	return json.Marshal(out)
 }
 
 // verify compares the file with the approved post-image (AD3) and records
 // the outcome with run.patch.applied.
-func (t fileTool) verify(env backend.ToolEnv, w *workspace.FS, s *session, c change, sel selection,
+func (t fileTool) verify(env backend.ToolEnv, w *workspace.FS, s *session, c patch.Proposal, sel patch.Selection,
 	res toolResult) backend.ToolResult {
-	data, err := w.ReadFile(c.path)
+	data, err := w.ReadFile(c.Path)
 	actual := workspace.Absent
 	if err == nil {
 		actual = workspace.Hash(data)
 	}
 	text := s.scrub(res.Content)
-	untouched := actual == c.preimage()
+	untouched := actual == c.Preimage()
 	if res.IsError && untouched {
-		return backend.ToolResult{Content: fmt.Sprintf("%s: Claude Code did not write %s: %s", t.name, c.path, text),
+		return backend.ToolResult{Content: fmt.Sprintf("%s: Claude Code did not write %s: %s", t.name, c.Path, text),
 			IsError: true}
 	}
-	matches := err == nil && bytes.Equal(data, c.next)
+	matches := err == nil && bytes.Equal(data, c.Next)
 	if env.Emit != nil {
 		applied := map[string]any{"tool": t.name, "runtime": "claude", "matchesApproval": matches,
-			"files": []map[string]string{{"path": c.path, "preimage": c.preimage(), "postimage": c.postimage(),
+			"files": []map[string]string{{"path": c.Path, "preimage": c.Preimage(), "postimage": c.Postimage(),
 				"actual": actual}}}
-		if sel.chosen {
-			applied["hunks"] = map[string]any{"path": c.path, "approved": sel.keep, "of": sel.total}
+		if sel.Chosen {
+			applied["hunks"] = map[string]any{"path": c.Path, "approved": sel.Keep, "of": sel.Total}
 		}
 		env.Emit(backend.EvPatchApplied, applied)
 	}
 	if !matches {
 		return backend.ToolResult{IsError: true, Content: fmt.Sprintf("%s: %s does not hold the approved content "+
 			"after Claude Code wrote it (approved sha256 %s, found %s); review the file: %s",
-			t.name, c.path, short(c.postimage()), short(actual), text)}
+			t.name, c.Path, short(c.Postimage()), short(actual), text)}
 	}
-	return backend.ToolResult{Content: text + sel.describe()}
+	return backend.ToolResult{Content: text + sel.Describe()}
 }
 
 func short(h string) string {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"agenthub/backend"
+	"agenthub/backend/patch"
 	"agenthub/workspace"
 )
 
@@ -64,7 +65,7 @@ func TestFileActionsAreStagedPatches(t *testing.T) {
 			if a.Kind != backend.ActionPatch || a.Title != tt.wantTitle {
 				t.Fatalf("action: %s %q", a.Kind, a.Title)
 			}
-			var pv patchPreview
+			var pv patch.Preview
 			if err := json.Unmarshal(a.Preview, &pv); err != nil {
 				t.Fatal(err)
 			}
@@ -137,15 +138,15 @@ func TestPartialApprovalNarrowsTheInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	resume := json.RawMessage(`{"hunks":[{"path":"a.txt","index":0}],"reason":"keep omega"}`)
-	part, sel, err := narrow(c, resume)
+	part, sel, err := patch.Narrow(c, resume)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := strings.Replace(twoParts, "alpha", "ALPHA", 1)
-	if string(part.next) != want || !sel.partial() || sel.total != 2 {
-		t.Fatalf("narrowed to %q (%+v)", part.next, sel)
+	if string(part.Next) != want || !sel.Partial() || sel.Total != 2 {
+		t.Fatalf("narrowed to %q (%+v)", part.Next, sel)
 	}
-	if d := sel.describe(); !strings.Contains(d, "approved 1 of 2") || !strings.Contains(d, "keep omega") {
+	if d := sel.Describe(); !strings.Contains(d, "approved 1 of 2") || !strings.Contains(d, "keep omega") {
 		t.Errorf("describe: %s", d)
 	}
 	abs := filepath.Join(env.WorkspaceRoot, "a.txt")
@@ -166,11 +167,11 @@ func TestPartialApprovalNarrowsTheInput(t *testing.T) {
 	if got["old_string"] != twoParts || got["new_string"] != want {
 		t.Fatalf("Edit input: %v", got)
 	}
-	whole, wsel, _ := narrow(c, nil)
+	whole, wsel, _ := patch.Narrow(c, nil)
 	if upd, _ := updatedInput(&permission{input: editOrig}, "Edit", whole, wsel); string(upd) != string(editOrig) {
 		t.Fatalf("a whole approval must keep the CLI's input: %s", upd)
 	}
-	if _, _, err := narrow(c, json.RawMessage(`{"hunks":[]}`)); err != errNothingApproved {
+	if _, _, err := patch.Narrow(c, json.RawMessage(`{"hunks":[]}`)); err != patch.ErrNothingApproved {
 		t.Fatalf("no hunk approved: %v", err)
 	}
 }
