@@ -25,6 +25,7 @@ type runCtl struct {
 	msgCount   int
 	st         stats
 	cur        *stepState
+	cx         contextState // what the model sees of transcript (context.go)
 
 	// grants are the run's "approve for this run" grants (AP11), read from
 	// the store on first use so that they survive a restart. Only the run's

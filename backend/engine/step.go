@@ -47,7 +47,7 @@ func (rc *runCtl) infer() (backend.ModelResponse, *ending) {
 	step := rc.st.Steps + 1
 	msgID := backend.NewID(backend.PrefixMessage)
 	req := backend.ModelRequest{Step: step, Messages: rc.transcript, Tools: rc.toolSpecs()}
-	resp, err := rc.p.Model.Stream(rc.ctx, req, func(text string) {
+	resp, err := rc.stream(req, func(text string) { // the context route: compact.go
 		rc.e.store.Go(func(tx *store.Tx) error {
 			_, err := tx.Append(rc.rec.ID, backend.EvMessageDelta, map[string]string{"messageId": msgID, "text": text})
 			return err
