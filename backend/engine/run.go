@@ -211,7 +211,11 @@ func (rc *runCtl) pauseClock() {
 }
 
 // runEnd is RunEnd (CC6): every step is attempted and errors are logged.
+// Whatever the run started (an agent CLI's process group) is stopped first,
+// on every exit path: completion, failure, reject-and-stop, cancel and
+// shutdown alike, so no process outlives its run.
 func (rc *runCtl) runEnd(end *ending) {
+	rc.stopTracked()
 	rc.pauseClock()
 	if end != nil && end != detached {
 		if end.state == backend.RunFailed && end.end.Code == backend.FailRunTimeout {
@@ -233,6 +237,25 @@ func (rc *runCtl) runEnd(end *ending) {
 		rc.e.lanes.releaseSession(rc.rec.SessionID, rc.rec.ID)
 		rc.holdsSession = false
 	}
+}
+
+// stopTracked stops every tracked resource and waits for them: each gets
+// the grace period, then is killed. Stop is idempotent, so resources a
+// cancel already stopped cost nothing.
+func (rc *runCtl) stopTracked() {
+	rc.mu.Lock()
+	stoppers := rc.stoppers
+	rc.stoppers = nil
+	rc.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, s := range stoppers {
+		wg.Go(func() {
+			if err := s.Stop(rc.e.cfg.Grace); err != nil {
+				rc.e.log.Warn("stop process at run end", "run_id", rc.rec.ID, "err", err)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 func (rc *runCtl) commitLog(fn store.Job) {
