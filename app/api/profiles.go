@@ -75,7 +75,8 @@ func engineProfile(p profile.Profile, home string) (engine.Profile, error) {
 	switch p.Runtime {
 	case profile.RuntimeClaude:
 		ep.Model = claude.NewModel(claude.Config{Command: p.Command, Model: p.Model, BaseURL: p.BaseURL,
-			APIKey: keyOf(p), Dir: filepath.Join(home, "runtimes", "claude")})
+			APIKey: keyOf(p), Dir: filepath.Join(home, "runtimes", "claude"),
+			Checkpoints: filepath.Join(home, "checkpoints")})
 		ep.Tools = claude.ToolNames()
 		return ep, nil
 	case profile.RuntimeScript:
@@ -99,7 +100,7 @@ func engineProfile(p profile.Profile, home string) (engine.Profile, error) {
 		client = openai.New(openai.Config{BaseURL: p.BaseURL, APIKey: key})
 	}
 	ep.Model = llm.AsModel(llm.NewFallback(client, llm.Retry{}, p.Fallback...),
-		llm.ModelConfig{Model: p.Model, System: p.System, MaxTokens: p.MaxTokens})
+		llm.ModelConfig{Model: p.Model, System: p.System, MaxTokens: p.MaxTokens, ContextWindow: p.ContextWindow})
 	return ep, nil
 }
 

@@ -12,6 +12,10 @@ type ModelConfig struct {
 	Model     string
 	System    string
 	MaxTokens int
+	// ContextWindow is the model's context window in tokens, from the
+	// profile; 0 means unknown, and the engine then relies on the provider's
+	// overflow error alone (run-model.md CX3, CX4).
+	ContextWindow int
 }
 
 // Model adapts a [Client] to the engine's backend.Model: it translates the
@@ -24,6 +28,10 @@ type Model struct {
 
 // AsModel returns the engine-facing model of c.
 func AsModel(c Client, cfg ModelConfig) *Model { return &Model{client: c, cfg: cfg} }
+
+// ContextWindow reports the window and the room reserved for the answer,
+// for the engine's context precheck (CX3).
+func (m *Model) ContextWindow() (window, reserve int) { return m.cfg.ContextWindow, m.cfg.MaxTokens }
 
 // Stream implements backend.Model.
 func (m *Model) Stream(ctx context.Context, req backend.ModelRequest, delta func(string)) (backend.ModelResponse, error) {

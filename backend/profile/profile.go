@@ -50,6 +50,9 @@ type Profile struct {
 	KeyEnv    string `toml:"key_env"`
 	System    string `toml:"system"`
 	MaxTokens int    `toml:"max_tokens"`
+	// ContextWindow is the model's context window in tokens; set, requests
+	// estimated not to fit are compacted or truncated before they are sent.
+	ContextWindow int `toml:"context_window"`
 	// Tools limits the tools offered; empty offers every built-in tool.
 	Tools    []string `toml:"tools"`
 	Playbook string   `toml:"playbook"` // script runtime: the playbook file, relative to the profile
@@ -125,6 +128,10 @@ func (p Profile) validate() error {
 		return fmt.Errorf("key_env %q must be the name of an environment variable, not a key", p.KeyEnv)
 	case p.MaxTokens < 0:
 		return errors.New("max_tokens must not be negative")
+	case p.ContextWindow < 0 || (p.ContextWindow > 0 && p.ContextWindow < 1024):
+		return errors.New("context_window is the model's window in tokens: leave it out, or give at least 1024")
+	case p.ContextWindow > 0 && p.MaxTokens >= p.ContextWindow:
+		return errors.New("max_tokens must be smaller than context_window")
 	}
 	return nil
 }
@@ -141,8 +148,8 @@ func (p Profile) validateClaude() error {
 		return errors.New("base_url is required: the Anthropic Messages server the CLI talks to")
 	case strings.ContainsAny(p.KeyEnv, "= \t"):
 		return fmt.Errorf("key_env %q must be the name of an environment variable, not a key", p.KeyEnv)
-	case len(p.Fallback) > 0 || p.System != "" || p.MaxTokens != 0:
-		return errors.New("fallback_models, system and max_tokens are not supported by the claude runtime")
+	case len(p.Fallback) > 0 || p.System != "" || p.MaxTokens != 0 || p.ContextWindow != 0:
+		return errors.New("fallback_models, system, max_tokens and context_window are not supported by the claude runtime")
 	case len(p.Tools) > 0:
 		return errors.New("tools: the claude runtime uses Claude Code's own tools, each gated by AgentHub")
 	case p.Command != "" && !filepath.IsAbs(p.Command) && strings.ContainsAny(p.Command, " \t"):
