@@ -93,3 +93,25 @@ describe('the diffview model', () => {
     expect(f.hunks[0]!.lines[1]).toMatchObject({ op: 'add', new: 1, noEol: true });
   });
 });
+
+describe('model markers', () => {
+  const base = {
+    old: { path: 'big.bin', exists: true, size: 10, lines: 40 },
+    new: { path: 'big.bin', exists: true, size: 11, lines: 41 },
+    hunks: null,
+    stats: { added: 0, deleted: 0 },
+  };
+
+  it('keeps the binary reason, the omitted reason and the old line count', () => {
+    const bin = fileFromModel({ ...base, status: 'modified', binary: { reason: 'NUL byte in the first 8000 bytes' } });
+    expect(bin).toMatchObject({ binary: true, binaryReason: 'NUL byte in the first 8000 bytes', oldTotal: 40 });
+    const om = fileFromModel({ ...base, status: 'modified', omitted: { reason: 'too_many_lines', detail: '400000 lines, limit 300000' } });
+    expect(om.omitted).toEqual({ reason: 'too_many_lines', detail: '400000 lines, limit 300000' });
+    const parsed = withSpans(parseUnified('diff --git a/big.bin b/big.bin\nBinary files a/big.bin and b/big.bin differ\n')[0]!, {
+      ...base,
+      status: 'modified',
+      binary: { reason: 'NUL byte in the first 8000 bytes' },
+    });
+    expect(parsed.binaryReason).toBe('NUL byte in the first 8000 bytes');
+  });
+});

@@ -37,6 +37,12 @@ export interface DiffFile {
   hunks: DiffHunk[];
   added: number;
   deleted: number;
+  /** Why the file is shown as binary, when the diffview model says. */
+  binaryReason?: string;
+  /** The content diff was not computed or not kept (diffview's marker). */
+  omitted?: { reason: string; detail: string };
+  /** Lines of the old file, when the model says: the unchanged tail after the last hunk. */
+  oldTotal?: number;
 }
 
 const HUNK = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;
@@ -190,6 +196,7 @@ export interface FileDiffModel {
 
 /** Copies intra-line spans from the model onto parsed lines that match it. */
 export function withSpans(file: DiffFile, model: FileDiffModel | null | undefined): DiffFile {
+  if (model) markers(file, model);
   const hunks = model?.hunks ?? [];
   if (hunks.length !== file.hunks.length) return file;
   file.hunks.forEach((h, i) => {
@@ -201,6 +208,16 @@ export function withSpans(file: DiffFile, model: FileDiffModel | null | undefine
     });
   });
   return file;
+}
+
+/** Copies the model's binary and omitted markers and the old line count onto file. */
+function markers(file: DiffFile, model: FileDiffModel): void {
+  if (model.binary) {
+    file.binary = true;
+    file.binaryReason = model.binary.reason;
+  }
+  if (model.omitted) file.omitted = { reason: model.omitted.reason, detail: model.omitted.detail };
+  if (model.old?.exists) file.oldTotal = model.old.lines;
 }
 
 /** Builds a file from the model alone, when no unified text came with it. */
@@ -221,7 +238,7 @@ export function fileFromModel(model: FileDiffModel): DiffFile {
       noEol: l.eol === 'none' || undefined,
     })),
   }));
-  return {
+  const file: DiffFile = {
     oldPath: model.old.path ?? '',
     newPath: model.new.path ?? '',
     path,
@@ -231,6 +248,8 @@ export function fileFromModel(model: FileDiffModel): DiffFile {
     added: model.stats.added,
     deleted: model.stats.deleted,
   };
+  markers(file, model);
+  return file;
 }
 
 /** Splits text into [plain, changed] segments by spans, for highlighting. */
