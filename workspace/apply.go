@@ -3,6 +3,7 @@ package workspace
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -51,6 +52,36 @@ type ApplyResult struct {
 // to one workspace are serialised by a per-workspace lock.
 func Apply(w *FS, changes []Change, store *CheckpointStore) (ApplyResult, error) {
 	return apply(w, changes, store, "write", ErrConflict)
+}
+
+// Record checkpoints changes that someone else will write: an agent CLI
+// that writes files itself once AgentHub approved the exact content. The
+// pre-images are verified and stored like Apply's, and the manifest names
+// the approved post-images, so [Undo] restores the files once they hold
+// what was approved, and refuses otherwise. Nothing in the workspace is
+// written.
+func Record(w *FS, changes []Change, store *CheckpointStore) (string, error) {
+	if store == nil {
+		return "", errors.New("record: no checkpoint store")
+	}
+	ts, err := w.plan("record", changes)
+	if err != nil {
+		return "", err
+	}
+	unlock := w.lock()
+	defer unlock()
+	if err := w.verify("record", ts, ErrConflict); err != nil {
+		return "", err
+	}
+	ck := newCheckpoint(w, ts)
+	pre := map[string][]byte{}
+	for _, t := range ts {
+		pre[t.Path] = t.cur.data
+	}
+	if err := store.record(ck, pre); err != nil {
+		return "", fmt.Errorf("record: %w", err)
+	}
+	return ck.ID, nil
 }
 
 // Undo restores the pre-images recorded by an apply. If any file no longer

@@ -157,3 +157,41 @@ func TestGC(t *testing.T) {
 		t.Errorf("Undo of the newest checkpoint: %v", err)
 	}
 }
+
+// TestRecordThenExternalWrite: a checkpoint recorded before someone else
+// writes the approved content makes that write undoable; a write of other
+// content is not, and Record itself writes nothing and checks pre-images.
+func TestRecordThenExternalWrite(t *testing.T) {
+	f, store := applyFixture(t)
+	before := snapshot(t, f.root)
+	pre := hashOf(t, filepath.Join(f.root, "a.txt"))
+	if _, err := Record(f.fs, []Change{{Path: "a.txt", PreimageSHA256: Absent, NewContent: []byte("x")}}, store); !errors.Is(err, ErrConflict) {
+		t.Fatalf("a stale pre-image: %v, want ErrConflict", err)
+	}
+	id, err := Record(f.fs, []Change{{Path: "a.txt", PreimageSHA256: pre, NewContent: []byte("cli a")},
+		{Path: "n/new.txt", PreimageSHA256: Absent, NewContent: []byte("cli n")}}, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(before, snapshot(t, f.root)); diff != "" {
+		t.Fatalf("Record wrote to the workspace:\n%s", diff)
+	}
+	mustWrite(t, filepath.Join(f.root, "a.txt"), "cli a") // the CLI writes what was approved
+	mustWrite(t, filepath.Join(f.root, "n/new.txt"), "cli n")
+	if _, err := Undo(f.fs, store, id); err != nil {
+		t.Fatal(err)
+	}
+	got := snapshot(t, f.root)
+	delete(got, "n")
+	if diff := cmp.Diff(before, got); diff != "" {
+		t.Errorf("undo did not restore (-before +after):\n%s", diff)
+	}
+	id, err = Record(f.fs, []Change{{Path: "a.txt", PreimageSHA256: pre, NewContent: []byte("approved")}}, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, filepath.Join(f.root, "a.txt"), "something else")
+	if _, err := Undo(f.fs, store, id); !errors.Is(err, ErrChanged) {
+		t.Fatalf("undo over content that was never approved: %v, want ErrChanged", err)
+	}
+}

@@ -100,10 +100,11 @@ func TestClaudeWriteApproved(t *testing.T) {
 			{Text: []string{"Done."}},
 		}
 	}
-	dir, srv, evs := claudeRun(t, "approve", turns)
+	env, dir, srv, evs := claudeRunEnv(t, "approve", turns)
 	if b, err := os.ReadFile(filepath.Join(dir, "hello.txt")); err != nil || string(b) != "hello\n" {
 		t.Fatalf("hello.txt: %q %v", b, err)
 	}
+	defer undoClaudeWrite(t, env, dir, evs)
 	asked := eventsOf(evs, backend.EvApprovalRequested)
 	if len(asked) != 1 || asked[0]["kind"] != "patch" || !strings.Contains(fmt.Sprint(asked[0]["preview"]), "+hello") {
 		t.Fatalf("approval: %v", asked)
@@ -124,9 +125,34 @@ func TestClaudeWriteApproved(t *testing.T) {
 	}
 }
 
+// undoClaudeWrite undoes the run's write from the checkpoint AgentHub took
+// before Claude Code wrote: the file the CLI created is gone again.
+func undoClaudeWrite(t *testing.T, env map[string]string, dir string, evs []backend.Event) {
+	t.Helper()
+	applied := eventsOf(evs, backend.EvPatchApplied)
+	ck, _ := applied[0]["checkpointId"].(string)
+	if ck == "" {
+		t.Fatalf("run.patch.applied has no checkpoint: %v", applied[0])
+	}
+	if code, out, errOut := runCLI(t, env, "undo", "--workspace", dir, ck); code != 0 {
+		t.Fatalf("undo: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "hello.txt")); !os.IsNotExist(err) {
+		t.Fatalf("hello.txt after undo: %v", err)
+	}
+}
+
 // claudeRun builds the script with the workspace path, which only exists
 // once the workspace does.
 func claudeRun(t *testing.T, onApproval string, turns func(dir string) []llmtest.Turn) (string, *llmtest.Server, []backend.Event) {
+	t.Helper()
+	_, dir, srv, evs := claudeRunEnv(t, onApproval, turns)
+	return dir, srv, evs
+}
+
+// claudeRunEnv is claudeRun that also returns the CLI's environment.
+func claudeRunEnv(t *testing.T, onApproval string, turns func(dir string) []llmtest.Turn) (map[string]string, string,
+	*llmtest.Server, []backend.Event) {
 	t.Helper()
 	bin := claudeBin(t)
 	env, dir := newGitWorkspace(t)
@@ -143,7 +169,7 @@ func claudeRun(t *testing.T, onApproval string, turns func(dir string) []llmtest
 	if strings.Contains(out, dir) {
 		t.Errorf("an event holds the workspace's absolute path:\n%s", out)
 	}
-	return dir, srv, decodeNDJSON(t, out, 0)
+	return env, dir, srv, decodeNDJSON(t, out, 0)
 }
 
 func TestClaudeWriteRejectedTellsClaude(t *testing.T) {

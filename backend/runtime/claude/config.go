@@ -37,6 +37,10 @@ type Config struct {
 	// Dir is AgentHub's directory for this runtime, in its data directory:
 	// the CLI's isolated HOME and the raw output of every session live there.
 	Dir string
+	// Checkpoints is AgentHub's checkpoint store: the pre-images of every
+	// file the CLI is allowed to write are kept there first, so the write
+	// can be undone. Empty means no checkpoint, and then no write is allowed.
+	Checkpoints string
 	// Getenv reads AgentHub's environment for the variables passed through;
 	// nil means os.Getenv.
 	Getenv func(string) string

@@ -86,6 +86,10 @@ func (t fileTool) Execute(ctx context.Context, env backend.ToolEnv, in backend.T
 	if err != nil {
 		return s.refuse(env, p, "%s: %v", a.Tool, err), nil
 	}
+	ckID, err := s.checkpoint(w, c)
+	if err != nil {
+		return s.refuse(env, p, "%s: nothing was written to %s: %v", a.Tool, c.Path, err), nil
+	}
 	if err := s.allow(p, upd); err != nil {
 		return backend.ToolResult{}, err
 	}
@@ -101,7 +105,7 @@ func (t fileTool) Execute(ctx context.Context, env backend.ToolEnv, in backend.T
 	if err != nil { // the CLI exited: the next Stream fails the run with its stderr
 		return failure(env.WorkspaceRoot, "%s: %v", a.Tool, err), nil
 	}
-	return t.verify(env, w, s, c, sel, res), nil
+	return t.verify(env, w, s, c, sel, res, ckID), nil
 }
 
 // refuse tells the CLI no and returns the same text as the tool's result.
@@ -136,7 +140,7 @@ func updatedInput(p *permission, tool string, c patch.Proposal, sel patch.Select
 // verify compares the file with the approved post-image (AD3) and records
 // the outcome with run.patch.applied.
 func (t fileTool) verify(env backend.ToolEnv, w *workspace.FS, s *session, c patch.Proposal, sel patch.Selection,
-	res toolResult) backend.ToolResult {
+	res toolResult, ckID string) backend.ToolResult {
 	data, err := w.ReadFile(c.Path)
 	actual := workspace.Absent
 	if err == nil {
@@ -150,7 +154,7 @@ func (t fileTool) verify(env backend.ToolEnv, w *workspace.FS, s *session, c pat
 	}
 	matches := err == nil && bytes.Equal(data, c.Next)
 	if env.Emit != nil {
-		applied := map[string]any{"tool": t.name, "runtime": "claude", "matchesApproval": matches,
+		applied := map[string]any{"tool": t.name, "runtime": "claude", "matchesApproval": matches, "checkpointId": ckID,
 			"files": []map[string]string{{"path": c.Path, "preimage": c.Preimage(), "postimage": c.Postimage(),
 				"actual": actual}}}
 		if sel.Chosen {
@@ -164,6 +168,28 @@ func (t fileTool) verify(env backend.ToolEnv, w *workspace.FS, s *session, c pat
 			t.name, c.Path, short(c.Postimage()), short(actual), text)}
 	}
 	return backend.ToolResult{Content: text + sel.Describe()}
+}
+
+// checkpoint keeps the pre-image of the file the CLI is about to write, in
+// AgentHub's checkpoint store (never the user's .git), so that `undo`
+// restores it; the manifest names the approved content.
+func (s *session) checkpoint(w *workspace.FS, c patch.Proposal) (string, error) {
+	if s.cfg.Checkpoints == "" {
+		return "", errors.New("no checkpoint store is configured, so the change could not be made undoable")
+	}
+	store, err := workspace.NewCheckpointStore(s.cfg.Checkpoints, 0)
+	if err != nil {
+		return "", errors.New("the checkpoint store could not be opened")
+	}
+	id, err := workspace.Record(w, []workspace.Change{{Path: c.Path, PreimageSHA256: c.Preimage(),
+		NewContent: c.Next}}, store)
+	if errors.Is(err, workspace.ErrConflict) {
+		return "", fmt.Errorf("%s changed since the change was proposed; read it again and redo the change", c.Path)
+	}
+	if err != nil {
+		return "", fmt.Errorf("checkpoint: %s", workspace.Scrub(err.Error(), s.cfg.Checkpoints, homeDir()))
+	}
+	return id, nil
 }
 
 func short(h string) string {
