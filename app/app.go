@@ -32,6 +32,7 @@ type Window struct {
 	// real ones without a Wails context exits the process.
 	emit       func(ctx context.Context, name string, data ...any)
 	pickFolder func(ctx context.Context, o runtime.OpenDialogOptions) (string, error)
+	saveFile   func(ctx context.Context, o runtime.SaveDialogOptions) (string, error)
 	quit       func(ctx context.Context)
 	errorBox   func(ctx context.Context, o runtime.MessageDialogOptions) (string, error)
 }
@@ -57,7 +58,7 @@ func Run(core *api.Core, assets fs.FS, icon []byte) error {
 			if touches(batch) {
 				att.refresh(ctx)
 			}
-		}}, emit: runtime.EventsEmit, pickFolder: runtime.OpenDirectoryDialog,
+		}}, emit: runtime.EventsEmit, pickFolder: runtime.OpenDirectoryDialog, saveFile: runtime.SaveFileDialog,
 		quit: runtime.Quit, errorBox: runtime.MessageDialog}
 	core.PickDirectory = w.pickDirectory
 	core.Notify = func(heading, body string) error { return w.attention.send(w.ctx, heading, body) }
@@ -75,7 +76,7 @@ func Run(core *api.Core, assets fs.FS, icon []byte) error {
 		Linux:              &linux.Options{Icon: icon, ProgramName: "agenthub", WebviewGpuPolicy: linux.WebviewGpuPolicyNever},
 		OnStartup:          w.startup,
 		OnShutdown:         w.shutdown,
-		Bind:               Bindings(core),
+		Bind:               Bindings(core, w.pickExportFile),
 		ErrorFormatter:     formatError,
 		SingleInstanceLock: &options.SingleInstanceLock{UniqueId: instanceID(home), OnSecondInstanceLaunch: w.focus},
 	})
@@ -90,10 +91,12 @@ func Run(core *api.Core, assets fs.FS, icon []byte) error {
 	return nil
 }
 
-// Bindings are the facades the frontend calls as window.go.api.<Facade>.
-func Bindings(core *api.Core) []any {
+// Bindings are the facades the frontend calls as window.go.api.<Facade>;
+// saveAs opens the native save dialog for the audit export.
+func Bindings(core *api.Core, saveAs func(defaultName string) (string, error)) []any {
 	return []any{api.NewSystemAPI(core), api.NewWorkspacesAPI(core), api.NewSettingsAPI(core),
-		api.NewRunsAPI(core), api.NewApprovalsAPI(core), api.NewAuditAPI(core)}
+		api.NewRunsAPI(core), api.NewApprovalsAPI(core), api.NewAuditAPI(core),
+		api.NewPolicyAPI(core), api.NewAuditFileAPI(core, saveAs)}
 }
 
 func (w *Window) startup(ctx context.Context) {
@@ -130,6 +133,12 @@ func (w *Window) focus(options.SecondInstanceData) {
 
 func (w *Window) pickDirectory() (string, error) {
 	return w.pickFolder(w.ctx, runtime.OpenDialogOptions{Title: "Add a workspace", CanCreateDirectories: true})
+}
+
+// pickExportFile asks where to save the audit export; "" when cancelled.
+func (w *Window) pickExportFile(defaultName string) (string, error) {
+	return w.saveFile(w.ctx, runtime.SaveDialogOptions{Title: "Export the audit trail", DefaultFilename: defaultName,
+		Filters: []runtime.FileFilter{{DisplayName: "JSON Lines (*.jsonl)", Pattern: "*.jsonl"}}})
 }
 
 // formatError turns every bound-method error into {code, message, next}.
