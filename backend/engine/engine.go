@@ -28,7 +28,8 @@ type Profile struct {
 	Name       string
 	Runtime    string // "native" or "script"
 	Model      backend.Model
-	Tools      []string // tool names offered; empty = every configured tool
+	Tools      []string   // tool names offered; empty = every configured tool
+	Source     ToolSource // the profile's own tools (MCP servers), offered besides Tools
 	Stop       StopConfig
 	RunTimeout time.Duration // hard timeout on active time (CC8); 0 = 30 minutes
 	Scripted   bool          // a playbook, never an AI model

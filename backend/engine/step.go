@@ -108,7 +108,7 @@ func (rc *runCtl) asyncFailed() bool {
 func (rc *runCtl) toolSpecs() []backend.ToolSpec {
 	var specs []backend.ToolSpec
 	for _, name := range rc.toolNames() {
-		if t, ok := rc.e.cfg.Tools[name]; ok {
+		if t, ok := rc.tool(name); ok {
 			specs = append(specs, t.Spec())
 		}
 	}
@@ -116,10 +116,10 @@ func (rc *runCtl) toolSpecs() []backend.ToolSpec {
 }
 
 func (rc *runCtl) toolNames() []string {
+	names := rc.ownToolNames() // toolsource.go
 	if len(rc.p.Tools) > 0 {
-		return rc.p.Tools
+		return append(names, rc.p.Tools...)
 	}
-	var names []string
 	for n := range rc.e.cfg.Tools {
 		names = append(names, n)
 	}
@@ -213,7 +213,7 @@ func (rc *runCtl) backfill(from int, text string) *ending {
 // gateAndRun gates one call and executes it when allowed. stopBatch is true
 // when the rest of the batch must not start.
 func (rc *runCtl) gateAndRun(c *callState) (end *ending, stopBatch bool) {
-	tool, ok := rc.e.cfg.Tools[c.Req.Name]
+	tool, ok := rc.tool(c.Req.Name)
 	if !ok || !contains(rc.toolNames(), c.Req.Name) {
 		return rc.finish(c, backend.CallFailed, fmt.Sprintf("tool '%s' not found", c.Req.Name), true), false
 	}

@@ -126,7 +126,7 @@ func (rc *runCtl) apply(d store.StoredDecision) *ending {
 	if len(resume) == 0 || string(resume) == "null" {
 		resume = decisionInput(d)
 	}
-	end, stop := rc.verified(rc.e.cfg.Tools[c.Req.Name], c, resume, func(action *backend.GatedAction) *ending {
+	end, stop := rc.verified(rc.replayTool(c.Req.Name), c, resume, func(action *backend.GatedAction) *ending {
 		return rc.keepGrant(d, c, action)
 	})
 	if end == nil && stop {
