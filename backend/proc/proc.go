@@ -34,6 +34,10 @@ type Spec struct {
 	// The slice is reused once Lines returns: copy what is kept.
 	Lines   func(line []byte, truncated bool)
 	MaxLine int // zero means DefaultMaxLine
+	// StdoutPipe hands standard output to the caller as a stream
+	// ([Process.Stdout]) for a protocol spoken over stdio (MCP). The caller
+	// must keep reading it or close it; nothing is kept in the result.
+	StdoutPipe bool
 }
 
 // DefaultMaxLine bounds one line given to [Spec.Lines]. Agent CLIs print a

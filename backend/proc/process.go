@@ -24,6 +24,8 @@ type Process struct {
 	stdout  *capped
 	stderr  *capped
 	stdin   io.WriteCloser
+	pipeR   *io.PipeReader // set with Spec.StdoutPipe
+	pipeW   *io.PipeWriter
 	lines   *lineWriter
 	done    chan struct{}
 	stopped atomic.Bool
@@ -62,6 +64,9 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 		if p.lines != nil {
 			p.lines.flush()
 		}
+		if p.pipeW != nil {
+			_ = p.pipeW.Close() // the reader sees EOF after the last byte
+		}
 		// Read the context before cancelling it: a normal exit must not look
 		// like a cancellation.
 		p.ctxErr = ctx.Err()
@@ -78,6 +83,13 @@ func (p *Process) wire() error {
 		p.lines = newLineWriter(p.spec.Lines, p.spec.MaxLine)
 		p.cmd.Stdout = p.lines
 	}
+	if p.spec.StdoutPipe {
+		// An io.Pipe rather than cmd.StdoutPipe: Wait then returns only once
+		// everything the child wrote was read (or the reader closed), so the
+		// caller never loses the last message of a child that exits.
+		p.pipeR, p.pipeW = io.Pipe()
+		p.cmd.Stdout = p.pipeW
+	}
 	if p.spec.Stdin {
 		w, err := p.cmd.StdinPipe()
 		if err != nil {
@@ -92,6 +104,17 @@ func (p *Process) wire() error {
 // is set, else nil. Closing it tells the child that no more input comes; it
 // is closed for the caller once the child has exited.
 func (p *Process) Stdin() io.WriteCloser { return p.stdin }
+
+// Stdout is the child's standard output as a stream when
+// [Spec.StdoutPipe] is set, else nil. It ends with EOF once the child (and
+// every process that shares its output) is done; closing it early makes
+// further output from the child fail.
+func (p *Process) Stdout() io.ReadCloser {
+	if p.pipeR == nil {
+		return nil
+	}
+	return p.pipeR
+}
 
 // Pid is the child's process id, which is also its process group id.
 func (p *Process) Pid() int { return p.cmd.Process.Pid }
@@ -118,6 +141,8 @@ func (p *Process) Wait() (Result, error) {
 		return res, fmt.Errorf("%s: %w", p.spec.Path, p.ctxErr)
 	case errors.As(p.waitErr, &exit):
 		return res, nil
+	case errors.Is(p.waitErr, io.ErrClosedPipe) && p.spec.StdoutPipe:
+		return res, nil // the caller closed Stdout: it wanted no more output
 	case p.waitErr != nil:
 		return res, fmt.Errorf("run %s: %w", p.spec.Path, p.waitErr)
 	}
