@@ -218,9 +218,9 @@ func (rc *runCtl) runEnd(end *ending) {
 	rc.stopTracked()
 	rc.pauseClock()
 	if end != nil && end != detached {
-		if end.state == backend.RunFailed && end.end.Code == backend.FailRunTimeout {
+		if ev, ok := runtimeFailure[end.end.Code]; ok && end.state == backend.RunFailed {
 			rc.commitLog(func(tx *store.Tx) error {
-				_, err := tx.Append(rc.rec.ID, backend.EvRuntimeTimeout, map[string]any{})
+				_, err := tx.Append(rc.rec.ID, ev, map[string]any{"code": end.end.Code, "message": end.end.Message})
 				return err
 			})
 		}
@@ -237,6 +237,14 @@ func (rc *runCtl) runEnd(end *ending) {
 		rc.e.lanes.releaseSession(rc.rec.SessionID, rc.rec.ID)
 		rc.holdsSession = false
 	}
+}
+
+// runtimeFailure is the runtime event that precedes run.failed for failures
+// of the runtime itself (004: fault triage), so a timeline shows which side
+// failed before it shows the end.
+var runtimeFailure = map[backend.FailureCode]backend.EventType{
+	backend.FailRunTimeout:         backend.EvRuntimeTimeout,
+	backend.FailRuntimeUnavailable: backend.EvRuntimeUnavailable,
 }
 
 // stopTracked stops every tracked resource and waits for them: each gets

@@ -8,12 +8,10 @@ import (
 	"agenthub/backend"
 )
 
-// Event types this runtime adds to the run's stream (EV13 keeps unknown
-// types): the CLI that ran, and a warning when its version is not the one
-// the adapter was tested with (AD4).
+// The event types this runtime records about the CLI that ran (AD4).
 const (
-	EvRuntimeStarted backend.EventType = "runtime.started"
-	EvVersionDrift   backend.EventType = "runtime.version_drift"
+	EvRuntimeStarted = backend.EvRuntimeStarted
+	EvVersionDrift   = backend.EvVersionDrift
 )
 
 const (
