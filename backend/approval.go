@@ -102,6 +102,9 @@ type ApprovalRequest struct {
 	GrantPreview     string          `json:"grantPreview,omitempty"`
 	Status           string          `json:"status"` // pending | resolved
 	CreatedAt        string          `json:"createdAt"`
+	// MergedApprovalIDs are other pending requests of the run that ask for
+	// exactly the same thing; one decision resolves them all (AP13).
+	MergedApprovalIDs []string `json:"mergedApprovalIds,omitempty"`
 }
 
 // Decision is a reviewer's resolution of a ticket (§9.3). The key is

@@ -271,11 +271,25 @@ func (e *Engine) Approvals(ctx context.Context, runID string) ([]backend.Approva
 	if err != nil {
 		return nil, err
 	}
-	out := make([]backend.ApprovalRequest, len(tks))
-	for i, t := range tks {
-		out[i] = t.ApprovalRequest
+	return mergeTwins(tks), nil
+}
+
+// mergeTwins shows pending tickets of one run that ask for exactly the same
+// thing as one item (AP13): the first, naming the others in
+// MergedApprovalIDs. Deciding it decides them all.
+func mergeTwins(tks []store.Ticket) []backend.ApprovalRequest {
+	out := make([]backend.ApprovalRequest, 0, len(tks))
+	first := map[[3]string]int{}
+	for _, t := range tks {
+		key := [3]string{t.RunID, t.SubjectHash, t.TicketKind}
+		if i, ok := first[key]; ok && t.Status == "pending" {
+			out[i].MergedApprovalIDs = append(out[i].MergedApprovalIDs, t.ID)
+			continue
+		}
+		first[key] = len(out)
+		out = append(out, t.ApprovalRequest)
 	}
-	return out, nil
+	return out
 }
 
 // Shutdown drains: new starts are refused, live runs are stopped without a

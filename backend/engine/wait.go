@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 
 	"agenthub/backend"
 	"agenthub/backend/canon"
@@ -208,6 +209,7 @@ func (e *Engine) Decide(ctx context.Context, d backend.Decision) (string, error)
 		d.DecisionID = backend.NewID(backend.PrefixDecision)
 	}
 	var sd store.StoredDecision
+	var twins []store.StoredDecision
 	var first string
 	_, err := e.store.Do(ctx, func(tx *store.Tx) error {
 		tk, err := tx.Ticket(d.ApprovalID)
@@ -237,7 +239,11 @@ func (e *Engine) Decide(ctx context.Context, d backend.Decision) (string, error)
 		if tk.TicketKind == "input" && d.Reason != "" {
 			sd.Payload, _ = json.Marshal(d.Reason)
 		}
-		return tx.Resolve(sd, "user")
+		if err := tx.Resolve(sd, "user"); err != nil {
+			return err
+		}
+		twins, err = resolveTwins(tx, tk, sd)
+		return err
 	})
 	if err != nil {
 		return "", err
@@ -249,9 +255,34 @@ func (e *Engine) Decide(ctx context.Context, d backend.Decision) (string, error)
 	rc := e.runs[sd.RunID]
 	e.mu.Unlock()
 	if rc != nil {
-		rc.decisions <- sd
+		for _, x := range append([]store.StoredDecision{sd}, twins...) {
+			rc.decisions <- x
+		}
 	}
 	return string(sd.Outcome), nil
+}
+
+// resolveTwins writes the reviewer's decision for every other pending
+// ticket of the run that asks for exactly the same thing (AP13): one
+// decision per ticket, each with its own id derived from the reviewer's, so
+// delivering the decision again still has one effect. Each call is verified
+// again before it executes, so a twin whose subject drifted (its file
+// changed when the first was applied) fails closed.
+func resolveTwins(tx *store.Tx, tk store.Ticket, sd store.StoredDecision) ([]store.StoredDecision, error) {
+	list, err := tx.PendingTwins(tk)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]store.StoredDecision, 0, len(list))
+	for _, twin := range list {
+		x := sd
+		x.DecisionID, x.ApprovalID, x.ToolCallID = sd.DecisionID+"~"+twin.ID, twin.ID, twin.ToolCallID
+		if err := tx.Resolve(x, "user"); err != nil {
+			return nil, fmt.Errorf("resolve the twin %s: %w", twin.ID, err)
+		}
+		out = append(out, x)
+	}
+	return out, nil
 }
 
 // decisionInput is what an approved tool reads on replay: the decision, the
