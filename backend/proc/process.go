@@ -183,3 +183,15 @@ func (p *Process) Stop(grace time.Duration) error {
 	}
 	return nil
 }
+
+// KillGroup kills every process left in the command's process group, also
+// after the leader exited: a child that exits when its input closes may
+// leave its own children running, and [Process.Stop] does nothing once the
+// leader is gone. Call it right after the leader ended (its group id is
+// still held by any member that is left).
+func (p *Process) KillGroup() error {
+	if err := syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("kill the group of %s: %w", p.spec.Path, err)
+	}
+	return nil
+}

@@ -94,3 +94,26 @@ func waitPID(t *testing.T, path string) int {
 		}
 	}
 }
+
+// TestKillGroupAfterLeaderExit: a grandchild left behind by a leader that
+// already exited is killed.
+func TestKillGroupAfterLeaderExit(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	p, err := Start(t.Context(), Spec{Path: "/bin/sh", Args: []string{"-c",
+		`sleep 60 >/dev/null 2>&1 & echo $! > ` + pidFile}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	grandchild := waitPID(t, pidFile)
+	if _, err := p.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.KillGroup(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); syscall.Kill(grandchild, 0) == nil; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("grandchild %d survived KillGroup", grandchild)
+		}
+	}
+}

@@ -1,0 +1,24 @@
+// Package mcp exposes the tools of a profile's MCP servers to the native
+// agent runtime: each server is a child process speaking MCP over stdio
+// (github.com/modelcontextprotocol/go-sdk), started through backend/proc in
+// its own process group, and each of its tools becomes a [backend.Tool]
+// named mcp__<server>__<tool> with the server's input schema.
+//
+// Invariants, most important first:
+//   - MCP tools are untrusted. Every call is a gated action of kind "mcp"
+//     ([ActionMCP]), which the policy does not know and therefore asks
+//     about (run-model.md AP1), offering approve once or reject only. The one
+//     exception: a tool the server annotates readOnlyHint, on a server whose
+//     profile entry sets allow_read_only, runs without asking (recorded like
+//     any call). The annotation alone never skips the gate.
+//   - A server's failure is a tool error the model sees, never a run
+//     failure: a server that will not start offers no tools, a server that
+//     crashes mid-call fails that call and is restarted on the next one.
+//   - A server gets only the environment variables its profile entry names
+//     (plus PATH), and never the workspace root unless its arguments say so.
+//   - Every process this package starts is stopped by [Set.Close] (stdin
+//     closed, then the whole process group signalled and killed).
+//
+// It must not start processes except through backend/proc, must not decide
+// policy, and must not import app code or a UI toolkit.
+package mcp
