@@ -11,6 +11,7 @@ import (
 	"agenthub/backend/llm"
 	"agenthub/backend/llm/anthropic"
 	"agenthub/backend/llm/openai"
+	"agenthub/backend/mcp"
 	"agenthub/backend/profile"
 	"agenthub/backend/runtime/claude"
 	"agenthub/backend/runtime/script"
@@ -101,7 +102,21 @@ func engineProfile(p profile.Profile, home string) (engine.Profile, error) {
 	}
 	ep.Model = llm.AsModel(llm.NewFallback(client, llm.Retry{}, p.Fallback...),
 		llm.ModelConfig{Model: p.Model, System: p.System, MaxTokens: p.MaxTokens, ContextWindow: p.ContextWindow})
+	if len(p.MCP) > 0 {
+		// Servers start when a run first needs their tools and live with the
+		// process; they exit when their stdin closes at AgentHub's exit.
+		ep.Source = mcp.NewSet(mcpConfigs(p.MCP), nil)
+	}
 	return ep, nil
+}
+
+func mcpConfigs(servers []profile.MCPServer) []mcp.Config {
+	out := make([]mcp.Config, len(servers))
+	for i, s := range servers {
+		out[i] = mcp.Config{Name: s.Name, Command: s.Command, Args: s.Args, Env: s.Env,
+			AllowReadOnly: s.AllowReadOnly, CallTimeout: s.CallTimeout.Duration}
+	}
+	return out
 }
 
 // keyOf resolves a profile's key from the variable it names; the key is

@@ -62,7 +62,9 @@ type Profile struct {
 	Command    string   `toml:"command"`
 	RunTimeout Duration `toml:"run_timeout"`
 	Stop       Stop     `toml:"stop"`
-	File       string   `toml:"-"` // the file it came from
+	// MCP lists the MCP servers whose tools a native run is offered.
+	MCP  []MCPServer `toml:"mcp_servers"`
+	File string      `toml:"-"` // the file it came from
 }
 
 // Stop holds the stop conditions (run-model.md §6).
@@ -74,6 +76,21 @@ type Stop struct {
 	StopOnTool        string   `toml:"stop_on_tool"`
 	ContentMatch      string   `toml:"content_match"`
 	LoopWindow        int      `toml:"loop_window"`
+}
+
+// MCPServer is one MCP server, started over stdio when a run first needs
+// its tools (docs/TOOLS.md).
+type MCPServer struct {
+	Name    string   `toml:"name"`    // in tool names: mcp__<name>__<tool>
+	Command string   `toml:"command"` // absolute, or a program on the login shell's PATH
+	Args    []string `toml:"args"`
+	// Env names the variables passed from AgentHub's environment (an
+	// allow-list of names; values never appear in a profile).
+	Env []string `toml:"env"`
+	// AllowReadOnly lets tools the server annotates read-only run without
+	// asking; everything else always asks.
+	AllowReadOnly bool     `toml:"allow_read_only"`
+	CallTimeout   Duration `toml:"call_timeout"`
 }
 
 // Duration is a TOML string such as "90s" or "30m".
@@ -133,6 +150,37 @@ func (p Profile) validate() error {
 	case p.ContextWindow > 0 && p.MaxTokens >= p.ContextWindow:
 		return errors.New("max_tokens must be smaller than context_window")
 	}
+	return validateMCP(p.MCP)
+}
+
+var (
+	mcpNameRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+	envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+)
+
+// validateMCP checks the MCP servers: names that make valid, unambiguous
+// tool names, one program per command, variable names (never values) in
+// env.
+func validateMCP(servers []MCPServer) error {
+	seen := map[string]bool{}
+	for i, s := range servers {
+		switch {
+		case !mcpNameRE.MatchString(s.Name) || len(s.Name) > 24:
+			return fmt.Errorf("mcp_servers[%d].name %q: use lower case letters, digits and '-', at most 24", i, s.Name)
+		case seen[s.Name]:
+			return fmt.Errorf("mcp_servers: the name %q is used twice", s.Name)
+		case s.Command == "":
+			return fmt.Errorf("mcp_servers %s: command is required", s.Name)
+		case !filepath.IsAbs(s.Command) && strings.ContainsAny(s.Command, " \t/"):
+			return fmt.Errorf("mcp_servers %s: command %q: name one program (arguments go in args), or give an absolute path", s.Name, s.Command)
+		}
+		for _, e := range s.Env {
+			if !envNameRE.MatchString(e) {
+				return fmt.Errorf("mcp_servers %s: env %q must be the name of an environment variable, not a value", s.Name, e)
+			}
+		}
+		seen[s.Name] = true
+	}
 	return nil
 }
 
@@ -150,8 +198,8 @@ func (p Profile) validateClaude() error {
 		return fmt.Errorf("key_env %q must be the name of an environment variable, not a key", p.KeyEnv)
 	case len(p.Fallback) > 0 || p.System != "" || p.MaxTokens != 0 || p.ContextWindow != 0:
 		return errors.New("fallback_models, system, max_tokens and context_window are not supported by the claude runtime")
-	case len(p.Tools) > 0:
-		return errors.New("tools: the claude runtime uses Claude Code's own tools, each gated by AgentHub")
+	case len(p.Tools) > 0 || len(p.MCP) > 0:
+		return errors.New("tools, mcp_servers: the claude runtime uses Claude Code's own tools, each gated by AgentHub")
 	case p.Command != "" && !filepath.IsAbs(p.Command) && strings.ContainsAny(p.Command, " \t"):
 		return fmt.Errorf("command %q: name one program, without arguments", p.Command)
 	}

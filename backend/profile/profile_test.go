@@ -29,6 +29,13 @@ timeout = "90s"`, ""},
 		{"bad duration", "name = \"x\"\nruntime = \"native\"\nprovider = \"openai\"\nmodel = \"m\"\nrun_timeout = \"soon\"", "duration"},
 		{"script without playbook", "name = \"x\"\nruntime = \"script\"", "playbook"},
 		{"context window ok", "name = \"x\"\nruntime = \"native\"\nprovider = \"openai\"\nmodel = \"m\"\ncontext_window = 32768\nmax_tokens = 4096", ""},
+		{"mcp ok", "name = \"x\"\nruntime = \"native\"\nprovider = \"openai\"\nmodel = \"m\"\n" +
+			"[[mcp_servers]]\nname = \"notes\"\ncommand = \"notes-mcp\"\nargs = [\"--db\", \"n.db\"]\nenv = [\"NOTES_TOKEN\"]\nallow_read_only = true\ncall_timeout = \"30s\"", ""},
+		{"mcp bad name", "name = \"x\"\nruntime = \"native\"\nprovider = \"openai\"\nmodel = \"m\"\n[[mcp_servers]]\nname = \"a__b\"\ncommand = \"c\"", "mcp_servers[0].name"},
+		{"mcp env value", "name = \"x\"\nruntime = \"native\"\nprovider = \"openai\"\nmodel = \"m\"\n[[mcp_servers]]\nname = \"a\"\ncommand = \"c\"\nenv = [\"TOKEN=abc\"]", "not a value"},
+		{"mcp command with args", "name = \"x\"\nruntime = \"native\"\nprovider = \"openai\"\nmodel = \"m\"\n[[mcp_servers]]\nname = \"a\"\ncommand = \"npx server\"", "one program"},
+		{"mcp twice", "name = \"x\"\nruntime = \"native\"\nprovider = \"openai\"\nmodel = \"m\"\n[[mcp_servers]]\nname = \"a\"\ncommand = \"c\"\n[[mcp_servers]]\nname = \"a\"\ncommand = \"d\"", "twice"},
+		{"mcp typo", "name = \"x\"\nruntime = \"native\"\nprovider = \"openai\"\nmodel = \"m\"\n[[mcp_servers]]\nname = \"a\"\ncomand = \"c\"", "comand"},
 		{"context window tiny", "name = \"x\"\nruntime = \"native\"\nprovider = \"openai\"\nmodel = \"m\"\ncontext_window = 100", "context_window"},
 		{"max_tokens over window", "name = \"x\"\nruntime = \"native\"\nprovider = \"openai\"\nmodel = \"m\"\ncontext_window = 2048\nmax_tokens = 4096", "max_tokens"},
 		{"claude ok", "name = \"cc\"\nruntime = \"claude\"\nbase_url = \"http://127.0.0.1:8080\"\nmodel = \"m\"\n" +

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mattn/go-sqlite3"
+
 	"agenthub/backend"
 	"agenthub/backend/redact"
 )
@@ -127,19 +129,34 @@ func rawInsert(db *sql.DB, rows []benchRow) error {
 	return nil
 }
 
-// storeIngest appends n events through the path the engine uses for every
-// streamed delta: one [Store.Go] job per event, each committed by the group
-// committer and published before its done callback runs (EV6).
+// storeIngest appends the events through the path the engine uses for
+// every streamed delta: one [Store.Emit] per event, each committed by the
+// group committer and published before its done callback runs (EV6).
 func storeIngest(s *Store, payloads []json.RawMessage) error {
+	return ingest(payloads, func(p json.RawMessage, done func([]backend.Event, error)) {
+		s.Emit(benchRun, backend.EvMessageDelta, p, done)
+	})
+}
+
+// jobIngest appends the events with one [Store.Go] job per event, the path
+// every delta took before [Store.Emit]: the job runs [Tx.Append] on the
+// committer.
+func jobIngest(s *Store, payloads []json.RawMessage) error {
+	return ingest(payloads, func(p json.RawMessage, done func([]backend.Event, error)) {
+		s.Go(func(tx *Tx) error {
+			_, err := tx.Append(benchRun, backend.EvMessageDelta, p)
+			return err
+		}, done)
+	})
+}
+
+func ingest(payloads []json.RawMessage, submit func(json.RawMessage, func([]backend.Event, error))) error {
 	var left atomic.Int64
 	left.Store(int64(len(payloads)))
 	done := make(chan struct{})
 	var failed atomic.Pointer[error]
 	for _, p := range payloads {
-		s.Go(func(tx *Tx) error {
-			_, err := tx.Append(benchRun, backend.EvMessageDelta, p)
-			return err
-		}, func(_ []backend.Event, err error) {
+		submit(p, func(_ []backend.Event, err error) {
 			if err != nil {
 				failed.CompareAndSwap(nil, &err)
 			}
@@ -173,11 +190,15 @@ func (c *countSink) Publish(backend.Event) { c.n.Add(1) }
 // BenchmarkIngest: 100,000 events per op into a fresh database.
 //   - raw: the reference, mattn/go-sqlite3 with batches of 1,000 prepared
 //     inserts;
-//   - store: the store's durable append path; each op also runs raw on a
-//     fresh file (outside the timer), so pct-of-raw (wall) and
+//   - store: the store's durable append path ([Store.Emit]); each op also
+//     runs raw on a fresh file (outside the timer), so pct-of-raw (wall) and
 //     pct-of-raw-cpu are paired, which keeps them steady when other work
 //     shares the machine;
 //   - store-redacted: the same with the app's secret redactor installed;
+//   - store-job: one [Store.Go] job per event (the path before Emit);
+//   - raw-multirow: a second reference, the rows alone through the
+//     driver-level multi-row inserts the store's emits use, so that
+//     store / raw-multirow is the store's own overhead;
 //   - sqlite3-cli: the sqlite3 shell running the same rows as SQL text,
 //     BEGIN … 1,000 INSERTs … COMMIT, timed as a whole process.
 func BenchmarkIngest(b *testing.B) {
@@ -200,17 +221,24 @@ func BenchmarkIngest(b *testing.B) {
 		}
 		m.report(b, "")
 	})
-	b.Run("store", func(b *testing.B) { benchStoreIngest(b, rows, payloads, nil) })
+	b.Run("store", func(b *testing.B) { benchStoreIngest(b, rows, payloads, nil, storeIngest) })
 	// With the redactor the app installs (EV11): every payload is scanned
-	// for secrets on the committer before it is stored.
-	b.Run("store-redacted", func(b *testing.B) { benchStoreIngest(b, rows, payloads, redact.New()) })
+	// for secrets, by Emit on the submitting goroutine.
+	b.Run("store-redacted", func(b *testing.B) { benchStoreIngest(b, rows, payloads, redact.New(), storeIngest) })
+	b.Run("store-job", func(b *testing.B) { benchStoreIngest(b, rows, payloads, nil, jobIngest) })
+	b.Run("raw-multirow", func(b *testing.B) {
+		benchStoreIngest(b, rows, payloads, nil, func(s *Store, _ []json.RawMessage) error {
+			return multirowInsert(s, rows)
+		})
+	})
 	b.Run("sqlite3-cli", func(b *testing.B) { benchCLI(b, rows) })
 }
 
-// benchStoreIngest times storeIngest into a fresh store (with red, if not
-// nil) and, outside the timer, rawInsert of the same rows into another fresh
+// benchStoreIngest times ingest into a fresh store (with red, if not nil)
+// and, outside the timer, rawInsert of the same rows into another fresh
 // file, so the ratio is paired op by op.
-func benchStoreIngest(b *testing.B, rows []benchRow, payloads []json.RawMessage, red Redactor) {
+func benchStoreIngest(b *testing.B, rows []benchRow, payloads []json.RawMessage, red Redactor,
+	ingest func(*Store, []json.RawMessage) error) {
 	var raw, st meter
 	for b.Loop() {
 		b.StopTimer()
@@ -224,10 +252,10 @@ func benchStoreIngest(b *testing.B, rows []benchRow, payloads []json.RawMessage,
 		sink := &countSink{}
 		s.SetPublisher(sink)
 		b.StartTimer()
-		st.run(b, func() error { return storeIngest(s, payloads) })
+		st.run(b, func() error { return ingest(s, payloads) })
 		b.StopTimer()
-		if sink.n.Load() != benchEvents {
-			b.Fatalf("%d events published, want %d", sink.n.Load(), benchEvents)
+		if n := sink.n.Load(); n != benchEvents && b.Name() != "BenchmarkIngest/raw-multirow" {
+			b.Fatalf("%d events published, want %d", n, benchEvents)
 		}
 		countEvents(b, s, benchEvents+1)
 		s.Close()
@@ -237,6 +265,42 @@ func benchStoreIngest(b *testing.B, rows []benchRow, payloads []json.RawMessage,
 	raw.report(b, "raw-")
 	b.ReportMetric(100*raw.wall.Seconds()/st.wall.Seconds(), "pct-of-raw")
 	b.ReportMetric(100*raw.cpu.Seconds()/st.cpu.Seconds(), "pct-of-raw-cpu")
+}
+
+// multirowInsert writes the rows with the store's driver-level inserts
+// (eventInserter), benchBatch rows per transaction, outside the committer:
+// what the emits' inserts cost without anything else of the store.
+func multirowInsert(s *Store, rows []benchRow) error {
+	ctx := context.Background()
+	c, err := s.w.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	ers := make([]emitRow, len(rows))
+	for i, r := range rows {
+		ers[i] = emitRow{i: i, ev: backend.Event{RunID: benchRun, Sequence: r.seq + 1, ID: r.id,
+			Type: backend.EvMessageDelta, SessionID: benchSes, AgentID: "bench", Timestamp: r.ts,
+			SchemaVersion: backend.SchemaVersion, Payload: r.payload}}
+	}
+	var in eventInserter
+	defer c.Raw(func(any) error { return in.close() })
+	for start := 0; start < len(ers); start += benchBatch {
+		tx, err := c.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		err = c.Raw(func(dc any) error {
+			return in.insert(ctx, dc.(*sqlite3.SQLiteConn), ers[start:min(start+benchBatch, len(ers))])
+		})
+		if err != nil {
+			return errors.Join(err, rollback(tx))
+		}
+		if err := tx.Commit(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // meter adds up the wall and CPU time of the measured sections.
@@ -328,9 +392,9 @@ func writeInsertScript(path string, rows []benchRow) error {
 }
 
 // BenchmarkCommitLatency: one streamed delta every 500 µs (2,000 events/s)
-// for one second per op, as the engine submits them (a map payload encoded
-// in the job); latency is from submission to the done callback, which runs
-// after the commit and the publication.
+// for one second per op, as the engine submits them ([Store.Emit] with a
+// payload to encode); latency is from submission to the done callback,
+// which runs after the commit and the publication.
 func BenchmarkCommitLatency(b *testing.B) {
 	s, _ := benchStore(b, 1)
 	defer s.Close()
@@ -360,19 +424,16 @@ func pacedDeltas(b *testing.B, s *Store, perSec int, d time.Duration, text strin
 			time.Sleep(wait)
 		}
 		t0 := time.Now()
-		s.Go(func(tx *Tx) error {
-			_, err := tx.Append(benchRun, backend.EvMessageDelta, map[string]string{"messageId": "msg_bench",
-				"text": text})
-			return err
-		}, func(_ []backend.Event, err error) {
-			if err != nil {
-				b.Error(err)
-			}
-			lat[i] = time.Since(t0)
-			if left.Add(-1) == 0 {
-				close(done)
-			}
-		})
+		s.Emit(benchRun, backend.EvMessageDelta, map[string]string{"messageId": "msg_bench", "text": text},
+			func(_ []backend.Event, err error) {
+				if err != nil {
+					b.Error(err)
+				}
+				lat[i] = time.Since(t0)
+				if left.Add(-1) == 0 {
+					close(done)
+				}
+			})
 	}
 	<-done
 	return lat

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"agenthub/backend"
 )
@@ -16,8 +15,10 @@ import (
 // back and the events it appended before opening one are deleted.
 type Job func(*Tx) error
 
+// jobReq is a job or, when fn is nil, an emit ([Store.Emit]).
 type jobReq struct {
 	fn   Job
+	emit emitReq
 	done func([]backend.Event, error)
 }
 
@@ -50,15 +51,19 @@ func (s *Store) Do(ctx context.Context, fn Job) ([]backend.Event, error) {
 // the commit and after publication. Jobs commit in submission order, so one
 // goroutine's events keep their order.
 func (s *Store) Go(fn Job, done func([]backend.Event, error)) {
+	s.submit(jobReq{fn: fn, done: done})
+}
+
+func (s *Store) submit(j jobReq) {
 	s.jobsMu.RLock()
 	defer s.jobsMu.RUnlock()
 	if s.jobsClosed {
-		if done != nil {
-			done(nil, ErrClosed)
+		if j.done != nil {
+			j.done(nil, ErrClosed)
 		}
 		return
 	}
-	s.jobs <- jobReq{fn: fn, done: done}
+	s.jobs <- j
 }
 
 // SetPublisher sets where committed events go. It must never block (EV7).
@@ -91,33 +96,10 @@ func (s *Store) committer() {
 func (s *Store) runGroup(group []jobReq) {
 	evs := make([][]backend.Event, len(group))
 	errs := make([]error, len(group))
-	ctx := context.Background()
-	commitErr := func() error {
-		tx, err := s.w.BeginTx(ctx, nil)
-		if err != nil {
-			return fmt.Errorf("begin group: %w", err)
-		}
-		t := &Tx{ctx: ctx, s: s, touched: map[string]runMeta{}, undo: map[string]*runMeta{},
-			ins: tx.StmtContext(ctx, s.insEvent), tx: &jobTx{Tx: tx, ctx: ctx,
-				spBegin: tx.StmtContext(ctx, s.spBegin), spRelease: tx.StmtContext(ctx, s.spRelease)}}
-		for i, j := range group {
-			evs[i], errs[i] = t.runJob(j.fn)
-		}
-		if t.broken != nil { // a failed job could not be undone: keep none of the group
-			return errors.Join(t.broken, rollback(tx))
-		}
-		if err := t.flushSeqs(); err != nil {
-			return errors.Join(err, rollback(tx))
-		}
-		if err := tx.Commit(); err != nil {
-			return fmt.Errorf("commit group: %w", err)
-		}
-		return nil
-	}()
-	if commitErr != nil {
+	if err := s.commitGroup(group, evs, errs); err != nil {
 		s.meta = map[string]runMeta{} // the cache may hold uncommitted sequences
 		for i := range group {
-			evs[i], errs[i] = nil, commitErr
+			evs[i], errs[i] = nil, err
 		}
 	}
 	s.pubMu.RLock()
@@ -133,6 +115,48 @@ func (s *Store) runGroup(group []jobReq) {
 			j.done(evs[i], errs[i])
 		}
 	}
+}
+
+// commitGroup runs the group's jobs and emits, in order, in one
+// transaction. Emits are staged and inserted together up to the next job,
+// which must see them written.
+func (s *Store) commitGroup(group []jobReq, evs [][]backend.Event, errs []error) error {
+	ctx := context.Background()
+	// A connection rather than the pool, so that emits reach its driver
+	// connection inside the transaction (flushEmits).
+	c, err := s.w.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("begin group: %w", err)
+	}
+	defer c.Close()
+	tx, err := c.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin group: %w", err)
+	}
+	t := &Tx{ctx: ctx, s: s, touched: map[string]runMeta{}, undo: map[string]*runMeta{},
+		ins: tx.StmtContext(ctx, s.insEvent), tx: &jobTx{Tx: tx, ctx: ctx,
+			spBegin: tx.StmtContext(ctx, s.spBegin), spRelease: tx.StmtContext(ctx, s.spRelease)}}
+	var staged []int
+	for i, j := range group {
+		if j.fn == nil {
+			staged = append(staged, i)
+			continue
+		}
+		t.flushEmits(c, group, staged, evs, errs)
+		staged = staged[:0]
+		evs[i], errs[i] = t.runJob(j.fn)
+	}
+	t.flushEmits(c, group, staged, evs, errs)
+	if t.broken != nil { // a failed job could not be undone: keep none of the group
+		return errors.Join(t.broken, rollback(tx))
+	}
+	if err := t.flushSeqs(); err != nil {
+		return errors.Join(err, rollback(tx))
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit group: %w", err)
+	}
+	return nil
 }
 
 // runMeta caches what an event append needs about its run; only the
@@ -293,7 +317,7 @@ func (t *Tx) append(runID string, m runMeta, typ backend.EventType, payload any)
 	m.lastSeq++
 	ev := backend.Event{SchemaVersion: backend.SchemaVersion, ID: backend.NewID(backend.PrefixEvent),
 		Sequence: m.lastSeq, Type: typ, RunID: runID, SessionID: m.session, AgentID: m.agent,
-		Timestamp: backend.Stamp(time.Now()), Payload: raw}
+		Timestamp: t.s.stamp.now(), Payload: raw}
 	if err := t.insertEvent(ev); err != nil {
 		return backend.Event{}, err
 	}

@@ -63,6 +63,8 @@ type Store struct {
 	jobsClosed    bool
 	committerDone chan struct{}
 	meta          map[string]runMeta // committer-only cache of run sequences
+	ins           eventInserter      // committer-only: the emits' inserts
+	stamp         stamper            // committer-only: event timestamps
 
 	pubMu sync.RWMutex
 	pub   backend.Sink
@@ -182,7 +184,21 @@ func (s *Store) Close() error {
 	}
 	s.jobsMu.Unlock()
 	<-s.committerDone
-	return errors.Join(s.closeStmts(), s.r.Close(), s.w.Close())
+	return errors.Join(s.closeInserter(), s.closeStmts(), s.r.Close(), s.w.Close())
+}
+
+// closeInserter finalizes the emits' statements on their connection, once
+// the committer has stopped.
+func (s *Store) closeInserter() error {
+	if s.ins.conn == nil {
+		return nil
+	}
+	c, err := s.w.Conn(context.Background())
+	if err != nil {
+		return fmt.Errorf("close event inserts: %w", err)
+	}
+	defer c.Close()
+	return c.Raw(func(any) error { return s.ins.close() })
 }
 
 func (s *Store) prepare(ctx context.Context) error {
