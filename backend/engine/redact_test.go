@@ -52,7 +52,14 @@ func (failTool) Execute(context.Context, backend.ToolEnv, backend.ToolInput) (ba
 type leakyModel struct{ hookedModel }
 
 func (m *leakyModel) Stream(ctx context.Context, req backend.ModelRequest, delta func(string)) (backend.ModelResponse, error) {
-	resp, err := m.hookedModel.Stream(ctx, req, delta)
+	// The text streams in small deltas, so secrets straddle them.
+	resp, err := m.hookedModel.Stream(ctx, req, func(s string) {
+		for s != "" {
+			n := min(7, len(s))
+			delta(s[:n])
+			s = s[n:]
+		}
+	})
 	if err == nil && req.Step == 3 {
 		err = &backend.Error{Code: backend.FailRuntimeUnavailable,
 			Message: "the provider rejected key " + secretAnthropic + " for " + secretEnv}
@@ -114,6 +121,7 @@ func TestNoSecretPersisted(t *testing.T) {
 	}
 
 	export := exportRun(t, g, r.ID)
+	streamed := streamedText(t, g, r.ID)
 	open := readDB(t, db)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -124,7 +132,8 @@ func TestNoSecretPersisted(t *testing.T) {
 		t.Fatal(err)
 	}
 	closed := readDB(t, db)
-	for name, data := range map[string][]byte{"export": export, "database while open": open, "database after close": closed} {
+	for name, data := range map[string][]byte{"export": export, "database while open": open, "database after close": closed,
+		"streamed text, deltas joined": streamed} {
 		for _, s := range allSecrets() {
 			if bytes.Contains(data, []byte(s)) {
 				t.Errorf("%s holds the secret %q", name, s)
@@ -134,6 +143,28 @@ func TestNoSecretPersisted(t *testing.T) {
 			t.Errorf("%s holds no redaction marker", name)
 		}
 	}
+}
+
+// streamedText is what a viewer of the live run saw: the message deltas
+// joined, per message.
+func streamedText(t *testing.T, g *gated, runID string) []byte {
+	t.Helper()
+	evs, err := g.e.Events(t.Context(), runID, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	for _, ev := range evs {
+		if ev.Type != backend.EvMessageDelta {
+			continue
+		}
+		var d messageDelta
+		if err := json.Unmarshal(ev.Payload, &d); err != nil {
+			t.Fatal(err)
+		}
+		buf.WriteString(d.Text)
+	}
+	return buf.Bytes()
 }
 
 // exportRun is what an export of a run writes: its events as JSONL, then

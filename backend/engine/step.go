@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"agenthub/backend"
+	"agenthub/backend/redact"
 	"agenthub/backend/store"
 )
 
@@ -54,11 +55,19 @@ func (rc *runCtl) infer() (backend.ModelResponse, *ending) {
 	step := rc.st.Steps + 1
 	msgID := backend.NewID(backend.PrefixMessage)
 	req := backend.ModelRequest{Step: step, Messages: rc.transcript, Tools: rc.toolSpecs()}
-	resp, err := rc.stream(req, func(text string) { // the context route: compact.go
+	// Deltas are cut where no secret can straddle two of them, so that
+	// redacting each delta finds what redacting the message finds.
+	var cuts redact.Stream
+	emit := func(text string) {
+		if text == "" {
+			return
+		}
 		// Emit encodes (and redacts) the payload here, on the run's
 		// goroutine, rather than on the store's single committer.
 		rc.e.store.Emit(rc.rec.ID, backend.EvMessageDelta, messageDelta{MessageID: msgID, Text: text}, rc.noteAsync)
-	})
+	}
+	resp, err := rc.stream(req, func(text string) { emit(cuts.Push(text)) }) // the context route: compact.go
+	emit(cuts.Flush())
 	if end, ok := rc.cancelled(); ok {
 		return resp, end
 	}
@@ -290,7 +299,7 @@ func (rc *runCtl) execute(tool backend.Tool, c *callState, action *backend.Gated
 	if err != nil {
 		return failed(backend.FailInternal, "could not record the call"), true
 	}
-	res, err := tool.Execute(rc.ctx, rc.envFor(c), backend.ToolInput{CallID: c.Req.ID, Arguments: c.Req.Arguments,
+	res, err := tool.Execute(backend.WithDelegator(rc.ctx, rc), rc.envFor(c), backend.ToolInput{CallID: c.Req.ID, Arguments: c.Req.Arguments,
 		ResumeInput: resume})
 	c.Executed = true
 	var end *ending
