@@ -13,6 +13,7 @@ import (
 	"agenthub/backend/llm/openai"
 	"agenthub/backend/mcp"
 	"agenthub/backend/profile"
+	"agenthub/backend/runtime/acp"
 	"agenthub/backend/runtime/claude"
 	"agenthub/backend/runtime/script"
 	"agenthub/backend/tools"
@@ -60,6 +61,9 @@ func (c *Core) loadProfiles() {
 			caps := claude.Capabilities()
 			info.Provider, info.Capabilities = profile.ProviderAnthropic, &caps
 		}
+		if caps, ok := acpCapabilities(p); ok {
+			info.Capabilities = &caps
+		}
 		c.profiles = append(c.profiles, info)
 	}
 	sort.SliceStable(c.profiles[1:], func(i, j int) bool { return c.profiles[i+1].Name < c.profiles[j+1].Name })
@@ -75,11 +79,13 @@ func engineProfile(p profile.Profile, home string) (engine.Profile, error) {
 	}
 	switch p.Runtime {
 	case profile.RuntimeClaude:
-		ep.Model = claude.NewModel(claude.Config{Command: p.Command, Model: p.Model, BaseURL: p.BaseURL,
+		ep.Model = claude.NewModel(claude.Config{Command: p.Command.Program(), Model: p.Model, BaseURL: p.BaseURL,
 			APIKey: keyOf(p), Dir: filepath.Join(home, "runtimes", "claude"),
 			Checkpoints: filepath.Join(home, "checkpoints")})
 		ep.Tools = claude.ToolNames()
 		return ep, nil
+	case profile.RuntimeACP, profile.RuntimeGemini:
+		return acpProfile(p, home, ep), nil
 	case profile.RuntimeScript:
 		text, err := os.ReadFile(p.Playbook)
 		if err != nil {
@@ -133,6 +139,9 @@ func keyOf(p profile.Profile) string {
 // Only the profiles of those runtimes offer them.
 func withRuntimeTools(builtin map[string]backend.Tool) map[string]backend.Tool {
 	for name, t := range claude.Tools() {
+		builtin[name] = t
+	}
+	for name, t := range acp.Tools() {
 		builtin[name] = t
 	}
 	return builtin

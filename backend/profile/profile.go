@@ -29,6 +29,8 @@ const (
 	RuntimeNative = "native" // AgentHub's own loop over an LLM provider
 	RuntimeScript = "script" // a playbook, never an AI model
 	RuntimeClaude = "claude" // the Claude Code CLI, its permission prompts gated by AgentHub
+	RuntimeACP    = "acp"    // any agent speaking ACP on stdio, started with the profile's command
+	RuntimeGemini = "gemini" // Gemini CLI over ACP (`gemini --acp`)
 )
 
 // Providers of the native runtime.
@@ -56,10 +58,11 @@ type Profile struct {
 	// Tools limits the tools offered; empty offers every built-in tool.
 	Tools    []string `toml:"tools"`
 	Playbook string   `toml:"playbook"` // script runtime: the playbook file, relative to the profile
-	// Command is the CLI of an external runtime (claude): a name looked up
-	// on the login shell's PATH, or an absolute path; empty means the
-	// runtime's usual name.
-	Command    string   `toml:"command"`
+	// Command is the CLI of an external runtime: for claude one program (a
+	// name looked up on the login shell's PATH, or an absolute path; empty
+	// means the runtime's usual name); for acp and gemini the command line,
+	// a string or an array of the program and its arguments (see acp.go).
+	Command    Command  `toml:"command"`
 	RunTimeout Duration `toml:"run_timeout"`
 	Stop       Stop     `toml:"stop"`
 	// MCP lists the MCP servers whose tools a native run is offered.
@@ -135,8 +138,10 @@ func (p Profile) validate() error {
 		return nil
 	case p.Runtime == RuntimeClaude:
 		return p.validateClaude()
+	case p.Runtime == RuntimeACP || p.Runtime == RuntimeGemini:
+		return p.validateACP()
 	case p.Runtime != RuntimeNative:
-		return fmt.Errorf("runtime %q: use native, claude or script", p.Runtime)
+		return fmt.Errorf("runtime %q: use native, claude, gemini, acp or script", p.Runtime)
 	case p.Provider != ProviderOpenAI && p.Provider != ProviderAnthropic:
 		return fmt.Errorf("provider %q: use openai (also for Ollama, LM Studio, llama.cpp, vLLM) or anthropic", p.Provider)
 	case p.Model == "":
@@ -200,8 +205,9 @@ func (p Profile) validateClaude() error {
 		return errors.New("fallback_models, system, max_tokens and context_window are not supported by the claude runtime")
 	case len(p.Tools) > 0 || len(p.MCP) > 0:
 		return errors.New("tools, mcp_servers: the claude runtime uses Claude Code's own tools, each gated by AgentHub")
-	case p.Command != "" && !filepath.IsAbs(p.Command) && strings.ContainsAny(p.Command, " \t"):
-		return fmt.Errorf("command %q: name one program, without arguments", p.Command)
+	case len(p.Command) > 1 || p.Command.Program() != "" && !filepath.IsAbs(p.Command.Program()) &&
+		strings.ContainsAny(p.Command.Program(), " \t"):
+		return fmt.Errorf("command %q: name one program, without arguments", strings.Join(p.Command, " "))
 	}
 	u, err := url.Parse(p.BaseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

@@ -1,0 +1,302 @@
+package acp
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"agenthub/backend"
+	"agenthub/backend/proc"
+)
+
+// Gemini CLI facts (agent-clis.md §3): the release this adapter was tested
+// with, the name it reports in initialize, and its install step.
+const (
+	GeminiTestedVersion = "0.61.0"
+	GeminiAgentName     = "gemini-cli"
+	GeminiInstallHint   = "npm install -g @google/gemini-cli@" + GeminiTestedVersion
+)
+
+// Config configures the ACP runtime of one profile.
+type Config struct {
+	// Name labels the runtime in events and messages: "gemini", or "acp"
+	// for any other ACP agent.
+	Name string
+	// Command is the agent's command line: the program (a name looked up
+	// on the login shell's PATH, or an absolute path) and its arguments.
+	// For Gemini an empty command means `gemini --acp`.
+	Command []string
+	// Gemini turns on what Gemini CLI needs to run isolated and offline:
+	// its settings file, its environment, its model flag.
+	Gemini  bool
+	Model   string // Gemini: --model; empty keeps the CLI's default
+	BaseURL string // Gemini: the Gemini API server (GOOGLE_GEMINI_BASE_URL)
+	// KeyEnv names the variable that holds the key; APIKey is its value,
+	// never logged or stored. Gemini gets it as GEMINI_API_KEY, any other
+	// agent under the name KeyEnv.
+	KeyEnv string
+	APIKey string
+	// Dir is AgentHub's directory for this profile's runtime, in its data
+	// directory: the agent's isolated HOME and the raw output of every
+	// session live there.
+	Dir string
+	// CheckpointDir holds the pre-image of every write AgentHub applies for
+	// the agent: the checkpoint store the built-in tools and undo use.
+	CheckpointDir string
+	// Getenv reads AgentHub's environment for the variables passed through;
+	// nil means os.Getenv.
+	Getenv func(string) string
+}
+
+func (c Config) home() string   { return filepath.Join(c.Dir, "home") }
+func (c Config) rawDir() string { return filepath.Join(c.Dir, "raw") }
+
+func (c Config) label() string {
+	if c.Gemini {
+		return "Gemini CLI"
+	}
+	return "the ACP agent"
+}
+
+func (c Config) name() string {
+	if c.Name != "" {
+		return c.Name
+	}
+	if c.Gemini {
+		return "gemini"
+	}
+	return "acp"
+}
+
+func (c Config) getenv(name string) string {
+	if c.Getenv != nil {
+		return c.Getenv(name)
+	}
+	return os.Getenv(name)
+}
+
+// command is the command line with the Gemini sugar applied.
+func (c Config) command() []string {
+	cmd := c.Command
+	if len(cmd) == 0 && c.Gemini {
+		cmd = []string{"gemini"}
+	}
+	if c.Gemini && !slices.Contains(cmd, "--acp") && !slices.Contains(cmd, "--experimental-acp") {
+		cmd = append(slices.Clone(cmd), "--acp")
+	}
+	return cmd
+}
+
+// args are the arguments after the program. Gemini runs in its default
+// approval mode, where every edit, command and fetch asks the client;
+// never --yolo or auto_edit (AP2).
+func (c Config) args() []string {
+	cmd := c.command()
+	args := slices.Clone(cmd[1:])
+	if c.Gemini {
+		args = append(args, "--approval-mode", "default")
+		if c.Model != "" {
+			args = append(args, "--model", c.Model)
+		}
+	}
+	return args
+}
+
+// servesReads reports whether AgentHub offers fs/read_text_file. Not to
+// Gemini CLI 0.61.0: when the client serves reads it cannot tell a missing
+// file from a failure (its AcpFileSystemService checks `err instanceof
+// Error`, but the ACP connection rejects with a plain {code, message}
+// object), so write_file of a new file fails with "Error checking existing
+// file". Its reads stay local, which they are for its read_file, glob and
+// grep tools anyway: read gating is advisory for Gemini.
+func (c Config) servesReads() bool { return !c.Gemini }
+
+// passEnv are the only variables of AgentHub's own environment the agent
+// sees: locale, temporary directory and proxies. Keys never pass, except
+// the one the profile names.
+var passEnv = []string{
+	"LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "USER", "LOGNAME", "SHELL",
+	"HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "https_proxy", "http_proxy", "no_proxy", "NODE_EXTRA_CA_CERTS",
+}
+
+// noKey is sent to Gemini when the profile names no key, so that the CLI
+// talks to the profile's server instead of asking for a login.
+const noKey = "agenthub-no-key"
+
+// environ is the whole environment of the agent: an allow-list, never
+// AgentHub's environment as a whole.
+func (c Config) environ(path string) []string {
+	env := []string{"HOME=" + c.home(), "PATH=" + path, "TERM=dumb", "NO_COLOR=1"}
+	if c.Gemini {
+		key := c.APIKey
+		if key == "" && c.BaseURL != "" {
+			key = noKey
+		}
+		env = append(env, "GEMINI_CLI_NO_RELAUNCH=true",
+			// The workspace is untrusted: its .gemini/settings.json, .env,
+			// hooks and agents cannot loosen what AgentHub asks for.
+			"GEMINI_CLI_TRUST_WORKSPACE=false",
+			// Only AgentHub's settings apply, not a system-wide file.
+			"GEMINI_CLI_SYSTEM_SETTINGS_PATH="+filepath.Join(c.home(), "system-settings.json"),
+			"GEMINI_CLI_SYSTEM_DEFAULTS_PATH="+filepath.Join(c.home(), "system-defaults.json"))
+		if key != "" {
+			env = append(env, "GEMINI_API_KEY="+key)
+		}
+		if c.BaseURL != "" {
+			env = append(env, "GOOGLE_GEMINI_BASE_URL="+strings.TrimRight(c.BaseURL, "/"))
+		}
+	} else if c.KeyEnv != "" && c.APIKey != "" {
+		env = append(env, c.KeyEnv+"="+c.APIKey)
+	}
+	for _, name := range passEnv {
+		if v := c.getenv(name); v != "" {
+			env = append(env, name+"="+v)
+		}
+	}
+	return env
+}
+
+// envNames are the names of the variables the agent (and so its commands)
+// gets; values are machine paths or keys and are not shown.
+func (c Config) envNames() []string {
+	var names []string
+	for _, kv := range c.environ("") {
+		name, _, _ := strings.Cut(kv, "=")
+		names = append(names, name)
+	}
+	return names
+}
+
+// geminiSettings is Gemini CLI's user settings file in the isolated HOME:
+// API-key auth (agent-clis.md B4), no telemetry, no update checks, no .env
+// files from the workspace, prompts for approval.
+var geminiSettings = map[string]any{
+	"security":  map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}},
+	"privacy":   map[string]any{"usageStatisticsEnabled": false},
+	"telemetry": map[string]any{"enabled": false},
+	"general": map[string]any{"disableAutoUpdate": true, "disableUpdateNag": true,
+		"defaultApprovalMode": "default"},
+	"advanced": map[string]any{"ignoreLocalEnv": true},
+}
+
+// prepareHome creates the isolated HOME and, for Gemini, its settings.
+func (c Config) prepareHome() error {
+	dir := c.home()
+	if c.Gemini {
+		dir = filepath.Join(dir, ".gemini")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("prepare the agent's home: %w", err)
+	}
+	if !c.Gemini {
+		return nil
+	}
+	b, err := json.MarshalIndent(geminiSettings, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "settings.json"), b, 0o600); err != nil {
+		return fmt.Errorf("write Gemini CLI's settings: %w", err)
+	}
+	return nil
+}
+
+// binary is the resolved agent program.
+type binary struct {
+	Path   string // absolute; never shown
+	SHA256 string // of the program file, symlinks resolved
+}
+
+// installHint is the install step shown when the agent is missing.
+func (c Config) installHint() string {
+	if c.Gemini {
+		return GeminiInstallHint
+	}
+	return "install the agent, or fix the profile's command"
+}
+
+// resolve finds the program and hashes it. A missing program is
+// runtime_unavailable with the install step.
+func (c Config) resolve(ctx context.Context) (binary, error) {
+	cmd := c.command()
+	if len(cmd) == 0 || cmd[0] == "" {
+		return binary{}, &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "no_command",
+			Message: "the ACP profile names no command; set command = [\"program\", \"args\"…]"}
+	}
+	prog := cmd[0]
+	missing := &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "not_installed",
+		Message: fmt.Sprintf("%s is not installed: no `%s` on the login shell's PATH. Install it with: %s",
+			c.label(), filepath.Base(prog), c.installHint())}
+	path := prog
+	if !filepath.IsAbs(prog) {
+		found, err := proc.Look(prog, proc.LoginPath(ctx))
+		if err != nil {
+			return binary{}, missing
+		}
+		path = found
+	} else if fi, err := os.Stat(prog); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+		missing.Message = fmt.Sprintf("%s is not installed at the profile's command. Install it with: %s",
+			c.label(), c.installHint())
+		return binary{}, missing
+	}
+	sum, err := hashFile(path)
+	if err != nil {
+		return binary{}, fmt.Errorf("hash the agent's program: %w", err)
+	}
+	return binary{Path: path, SHA256: sum}, nil
+}
+
+// hashes caches program hashes by path, size and modification time.
+var hashes = struct {
+	sync.Mutex
+	m map[string]string
+}{m: map[string]string{}}
+
+func hashFile(path string) (string, error) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", err
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return "", err
+	}
+	key := fmt.Sprintf("%s|%d|%d", real, fi.Size(), fi.ModTime().UnixNano())
+	hashes.Lock()
+	sum, ok := hashes.m[key]
+	hashes.Unlock()
+	if ok {
+		return sum, nil
+	}
+	f, err := os.Open(real)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	sum = hex.EncodeToString(h.Sum(nil))
+	hashes.Lock()
+	hashes.m[key] = sum
+	hashes.Unlock()
+	return sum, nil
+}
+
+// testedVersion is the version of an agent AgentHub was tested with, by
+// the name the agent reports; "" for an agent it was never tested with.
+func testedVersion(agent string) string {
+	if agent == GeminiAgentName {
+		return GeminiTestedVersion
+	}
+	return ""
+}

@@ -1,0 +1,348 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"agenthub/backend"
+)
+
+// Model drives an ACP agent as a [backend.Model]. The engine's run loop is
+// unchanged: each Stream returns when the agent asks for permission or
+// writes a file no approval covered (one call to a proxy tool, which the
+// engine gates like any other) or when the turn ends (the final text).
+type Model struct {
+	cfg Config
+}
+
+// NewModel returns the model of one ACP profile.
+func NewModel(cfg Config) *Model { return &Model{cfg: cfg} }
+
+// Stream implements backend.Model.
+func (m *Model) Stream(ctx context.Context, req backend.ModelRequest, delta func(string)) (backend.ModelResponse, error) {
+	s, task, err := findSession(req.Messages)
+	if err != nil {
+		return backend.ModelResponse{}, err
+	}
+	if s == nil {
+		return m.open(ctx, task)
+	}
+	s.settle(req.Messages)
+	return s.next(ctx, delta)
+}
+
+// open prepares a session and returns the call that starts it. The process
+// starts in the session tool's Execute, the first point where the run's
+// workspace, id, events and process tracking are known.
+func (m *Model) open(ctx context.Context, task string) (backend.ModelResponse, error) {
+	bin, err := m.cfg.resolve(ctx)
+	if err != nil {
+		return backend.ModelResponse{}, err
+	}
+	s := newSession(m.cfg, bin, task)
+	live.add(s)
+	args, err := json.Marshal(sessionArgs{Session: s.id, Runtime: m.cfg.name(), SHA256: bin.SHA256})
+	if err != nil {
+		return backend.ModelResponse{}, fmt.Errorf("encode the session call: %w", err)
+	}
+	return backend.ModelResponse{Calls: []backend.ToolCallRequest{{ID: s.startCallID(), Name: ToolSession,
+		Arguments: args}}}, nil
+}
+
+// errGone is the failure of a run whose session no longer exists.
+var errGone = &backend.Error{Code: backend.FailRunInterrupted,
+	Message: "the ACP agent of this run is gone (AgentHub restarted or the process ended); ACP runs cannot be resumed"}
+
+// findSession returns the live session of the run the transcript belongs
+// to, or nil and the task when the run has not started one.
+func findSession(msgs []backend.Message) (*session, string, error) {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m := msgs[i]
+		switch {
+		case m.Role == backend.RoleAssistant:
+			for _, c := range m.Calls {
+				if s, ok := live.byCall(c.ID); ok {
+					return s, "", nil
+				}
+			}
+			return nil, "", errGone
+		case m.Role == backend.RoleUser && !m.Steer:
+			return nil, m.Text, nil
+		}
+	}
+	return nil, "", backend.Errorf(backend.FailInternal, "the run has no task")
+}
+
+// next streams the agent's text and records its events until it asks for
+// something or ends its turn.
+func (s *session) next(ctx context.Context, delta func(string)) (backend.ModelResponse, error) {
+	var text strings.Builder
+	for {
+		it, ok, wait := s.pop()
+		if !ok {
+			if err := s.wait(ctx, wait); err != nil {
+				_ = s.stop(2 * time.Second)
+				return backend.ModelResponse{}, err
+			}
+			continue
+		}
+		switch it.kind {
+		case itemDelta:
+			delta(it.text)
+			text.WriteString(it.text)
+		case itemEvent:
+			if s.emit != nil {
+				s.emit(it.evType, it.payload)
+			}
+		case itemPermission, itemWrite:
+			call, err := s.callFor(it)
+			if err != nil {
+				_ = s.stop(2 * time.Second)
+				return backend.ModelResponse{}, err
+			}
+			return backend.ModelResponse{Text: text.String(), Calls: []backend.ToolCallRequest{call}}, nil
+		case itemEnd:
+			return s.end(it, text.String())
+		case itemExit:
+			if s.endsSoon() {
+				continue
+			}
+			s.drop()
+			return backend.ModelResponse{}, s.exitError()
+		case itemFail:
+			s.drop()
+			return backend.ModelResponse{}, it.err
+		}
+	}
+}
+
+// callFor marks a request as handed to the engine and returns its call.
+func (s *session) callFor(it item) (backend.ToolCallRequest, error) {
+	s.mu.Lock()
+	if it.perm != nil {
+		it.perm.sent = true
+	} else {
+		it.write.sent = true
+	}
+	s.mu.Unlock()
+	if it.perm != nil {
+		return s.proxyCall(it.perm)
+	}
+	return s.writeCall(it.write)
+}
+
+// endsSoon reports whether the turn's answer arrived, or arrives shortly,
+// after the process exited: the exit and the answer race.
+func (s *session) endsSoon() bool {
+	select {
+	case <-s.turnEnded():
+	case <-time.After(time.Second):
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ended
+}
+
+// end is the turn's result: the final answer, or the failure of the turn.
+func (s *session) end(it item, text string) (backend.ModelResponse, error) {
+	if it.err != nil {
+		err := s.promptError(it.err)
+		_ = s.stop(2 * time.Second)
+		return backend.ModelResponse{}, err
+	}
+	s.drainEvents()
+	s.finish()
+	if it.resp.StopReason == sdk.StopReasonRefusal {
+		return backend.ModelResponse{}, &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "refusal",
+			Message: s.cfg.label() + " refused to continue the turn"}
+	}
+	return backend.ModelResponse{Text: text, Usage: usageOf(it.resp)}, nil
+}
+
+// drainEvents records the events queued before the turn ended.
+func (s *session) drainEvents() {
+	s.mu.Lock()
+	var rest []item
+	for _, it := range s.queue {
+		if it.kind == itemEvent {
+			rest = append(rest, it)
+		}
+	}
+	s.queue = nil
+	s.mu.Unlock()
+	for _, it := range rest {
+		if s.emit != nil {
+			s.emit(it.evType, it.payload)
+		}
+	}
+}
+
+// promptError maps a failed session/prompt to a stable failure.
+func (s *session) promptError(err error) error {
+	var re *sdk.RequestError
+	if !errors.As(err, &re) {
+		if s.endsSoon() || s.exitedNow() {
+			return s.exitError()
+		}
+		return &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "prompt",
+			Message: s.cfg.label() + " stopped answering", Err: err}
+	}
+	msg := re.Message
+	if b, jerr := json.Marshal(re.Data); jerr == nil && re.Data != nil {
+		msg += " " + string(b)
+	}
+	low := strings.ToLower(msg)
+	if re.Code == -32000 || strings.Contains(low, "api key") || strings.Contains(low, "api_key") ||
+		strings.Contains(low, "401") || strings.Contains(low, "403") || strings.Contains(low, "permission_denied") ||
+		strings.Contains(low, "unauthenticated") {
+		return s.authError(msg)
+	}
+	return &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "prompt",
+		Message: fmt.Sprintf("%s failed the turn: %s", s.cfg.label(), clip(s.scrub(msg), 400))}
+}
+
+func (s *session) exitedNow() bool {
+	select {
+	case <-s.p.Done():
+		<-s.exitRecorded()
+		return true
+	case <-time.After(500 * time.Millisecond):
+		return false
+	}
+}
+
+// usageOf reads the turn's token usage: ACP's usage field, or Gemini CLI's
+// _meta.quota.token_count.
+func usageOf(r sdk.PromptResponse) backend.Usage {
+	if r.Usage != nil {
+		return backend.Usage{InputTokens: int64(r.Usage.InputTokens), OutputTokens: int64(r.Usage.OutputTokens)}
+	}
+	var meta struct {
+		Quota struct {
+			TokenCount struct {
+				Input  int64 `json:"input_tokens"`
+				Output int64 `json:"output_tokens"`
+			} `json:"token_count"`
+		} `json:"quota"`
+	}
+	b, _ := json.Marshal(r.Meta)
+	_ = json.Unmarshal(b, &meta)
+	return backend.Usage{InputTokens: meta.Quota.TokenCount.Input, OutputTokens: meta.Quota.TokenCount.Output}
+}
+
+// sessionArgs are the arguments of the session tool's call.
+type sessionArgs struct {
+	Session string `json:"session"`
+	Runtime string `json:"runtime"`
+	SHA256  string `json:"sha256,omitempty"`
+}
+
+// sessionTool starts a run's agent (the first point where the run's
+// workspace, id, event log and process tracking are at hand). It needs no
+// approval: it changes nothing in the workspace, and every action of the
+// agent is gated on its own.
+type sessionTool struct{}
+
+func (sessionTool) Spec() backend.ToolSpec {
+	return spec(ToolSession, "Starts the ACP agent for this run.")
+}
+
+func (sessionTool) Action(context.Context, backend.ToolEnv, json.RawMessage) (*backend.GatedAction, error) {
+	return nil, nil
+}
+
+func (sessionTool) Execute(_ context.Context, env backend.ToolEnv, in backend.ToolInput) (backend.ToolResult, error) {
+	var a sessionArgs
+	if err := json.Unmarshal(in.Arguments, &a); err != nil {
+		return backend.ToolResult{Content: "not an ACP session call", IsError: true}, nil
+	}
+	s, ok := live.byID(a.Session)
+	if !ok {
+		return backend.ToolResult{Content: errGone.Message, IsError: true}, nil
+	}
+	if err := s.start(env); err != nil {
+		if s.p != nil {
+			_ = s.p.Stop(2 * time.Second)
+		}
+		s.fail(err)
+		return backend.ToolResult{Content: s.cfg.label() + " could not be started", IsError: true}, nil
+	}
+	s.announce(env)
+	msg := fmt.Sprintf("%s %s started in the workspace over ACP (program sha256 %s); its permission requests "+
+		"and file writes come to AgentHub for approval", s.agentLabel(), s.agent.Version, short(s.bin.SHA256))
+	if w := s.driftWarning(); w != "" {
+		msg += "; " + w
+	}
+	return backend.ToolResult{Content: msg}, nil
+}
+
+func (s *session) agentLabel() string {
+	if s.agent.Name != "" {
+		return clip(s.agent.Name, 60)
+	}
+	return s.cfg.label()
+}
+
+// driftWarning is the warning for an agent of another version than the
+// tested one, or for an agent AgentHub was never tested with.
+func (s *session) driftWarning() string {
+	tested := testedVersion(s.agent.Name)
+	switch {
+	case tested == "":
+		return fmt.Sprintf("warning: AgentHub was not tested with %s %s; its output may not be understood",
+			s.agentLabel(), clip(s.agent.Version, 40))
+	case s.agent.Version != tested:
+		return fmt.Sprintf("warning: this is %s %s, but AgentHub was tested with %s; its output may not be "+
+			"understood (install the tested version: %s)", s.agentLabel(), clip(s.agent.Version, 40), tested, s.cfg.installHint())
+	}
+	return ""
+}
+
+// announce records the agent that runs (AD4) and warns on drift.
+func (s *session) announce(env backend.ToolEnv) {
+	if env.Emit == nil {
+		return
+	}
+	tested := testedVersion(s.agent.Name)
+	drift := s.agent.Version != tested
+	cmd := s.cfg.command()
+	env.Emit(backend.EvRuntimeStarted, map[string]any{"runtime": s.cfg.name(), "agent": s.agent.Name,
+		"version": s.agent.Version, "sha256": s.bin.SHA256, "testedVersion": tested, "drift": drift,
+		"sessionId": s.id, "rawOutput": rawName(s.id), "program": programName(cmd[0]), "args": s.scrubAll(s.cfg.args()),
+		"capabilities": Capabilities(s.cfg.Gemini)})
+	if drift {
+		env.Emit(backend.EvVersionDrift, map[string]any{"runtime": s.cfg.name(), "agent": s.agent.Name,
+			"version": s.agent.Version, "testedVersion": tested, "message": s.driftWarning()})
+	}
+}
+
+func (s *session) scrubAll(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = s.scrub(a)
+	}
+	return out
+}
+
+// programName is a program as events show it: its name, never a machine
+// path.
+func programName(p string) string {
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+// fail makes the next Stream end the run with err.
+func (s *session) fail(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.queue = nil // the failure, not what the dying process left, ends the run
+	s.push(item{kind: itemFail, err: err})
+}

@@ -1,0 +1,424 @@
+package acp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"agenthub/backend"
+	"agenthub/backend/proc"
+	"agenthub/backend/redact"
+	"agenthub/workspace"
+)
+
+// ClientVersion is what AgentHub reports as the ACP client's version.
+const ClientVersion = "0.1.0"
+
+// startTimeout bounds initialize and session/new: Gemini CLI answers
+// initialize after about 3 s.
+const startTimeout = 90 * time.Second
+
+// session is one agent process serving one run. The model's Stream, the
+// proxy tools and the ACP client methods (called by the SDK on its own
+// goroutines) meet here: a client method that needs a decision queues an
+// item and waits; Stream turns the item into a call the engine gates; the
+// tool's Execute answers.
+type session struct {
+	id   string
+	cfg  Config
+	bin  binary
+	task string
+
+	// Set once by start, before the agent can call back.
+	root, realRoot string // absolute; never shown
+	runID          string
+	emit           func(backend.EventType, any)
+	p              *proc.Process
+	conn           *sdk.ClientSideConnection
+	out            *io.PipeWriter // the lines the SDK reads
+	raw            *rawLog
+	red            *redact.Redactor
+	sid            sdk.SessionId
+	agent          agentInfo
+	checkpoints    *workspace.CheckpointStore
+
+	mu       sync.Mutex
+	changed  chan struct{} // closed and replaced on every change
+	queue    []item
+	perms    map[string]*permission // by call id
+	writes   map[string]*writeReq   // by call id
+	plans    []*plan                // approved edits not yet written
+	calls    map[string]*agentCall  // the agent's tool calls, by its id
+	invalid  int                    // lines that could not be used, in all
+	lines    int
+	reqSeq   int
+	exited   bool
+	exitCode int
+	stderr   string // scrubbed and redacted tail, once exited
+	ended    bool   // the prompt turn returned
+	closing  bool   // stop or finish began
+}
+
+// agentInfo is what the agent says about itself in initialize.
+type agentInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// itemKind is what Stream takes from the queue.
+type itemKind int
+
+const (
+	itemDelta itemKind = iota
+	itemEvent          // an event to record (tool-call updates, diagnostics)
+	itemPermission
+	itemWrite
+	itemEnd  // the prompt turn returned
+	itemExit // the process exited
+	itemFail // the session could not start
+)
+
+type item struct {
+	kind    itemKind
+	text    string
+	evType  backend.EventType
+	payload any
+	perm    *permission
+	write   *writeReq
+	resp    sdk.PromptResponse
+	err     error
+}
+
+// agentCall is the latest state of one of the agent's tool calls.
+type agentCall struct {
+	status  sdk.ToolCallStatus
+	text    string // its content as text, scrubbed
+	changed chan struct{}
+}
+
+// maxInvalid ends a session whose output has stopped making sense.
+const maxInvalid = 200
+
+func newSession(cfg Config, bin binary, task string) *session {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return &session{id: "acp" + hex.EncodeToString(b[:]), cfg: cfg, bin: bin, task: task,
+		changed: make(chan struct{}), perms: map[string]*permission{}, writes: map[string]*writeReq{},
+		calls: map[string]*agentCall{}}
+}
+
+// startCallID is the id of the call that starts the session.
+func (s *session) startCallID() string { return "acp-" + s.id + "-start" }
+
+// start launches the agent in the workspace root, opens an ACP session
+// there and sends the task. The process lives until the turn ends, a cancel
+// (through Track) or stop.
+func (s *session) start(env backend.ToolEnv) error {
+	if env.WorkspaceRoot == "" {
+		return errors.New("the run has no workspace root")
+	}
+	s.root, s.runID, s.emit = env.WorkspaceRoot, env.RunID, env.Emit
+	s.realRoot, _ = filepath.EvalSymlinks(env.WorkspaceRoot)
+	if err := s.cfg.prepareHome(); err != nil {
+		return err
+	}
+	path := proc.LoginPath(context.Background())
+	environ := s.cfg.environ(path)
+	s.red = redact.NewFromEnviron(environ, "GEMINI_API_KEY", s.cfg.KeyEnv)
+	raw, err := openRaw(s.cfg.rawDir(), s.id)
+	if err != nil {
+		return err
+	}
+	s.raw = raw
+	in, out := io.Pipe()
+	s.out = out
+	p, err := proc.Start(context.Background(), proc.Spec{Path: s.bin.Path, Args: s.cfg.args(), Dir: s.root,
+		Env: environ, Stdin: true, Lines: s.onLine, MaxOutput: 256 << 10})
+	if err != nil {
+		raw.close()
+		return &backend.Error{Code: backend.FailRuntimeUnavailable, Message: s.cfg.label() + " could not be started", Err: err}
+	}
+	s.p = p
+	if env.Track != nil {
+		env.Track(stopper{s})
+	}
+	s.conn = sdk.NewClientSideConnection(client{s}, p.Stdin(), in)
+	s.conn.SetLogger(slog.New(slog.DiscardHandler)) // it would log raw lines
+	go s.watchExit()
+	return s.open()
+}
+
+// open runs initialize and session/new, then sends the task.
+func (s *session) open() error {
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	init, err := s.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber,
+		ClientCapabilities: sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: s.cfg.servesReads(),
+			WriteTextFile: true}, Terminal: false},
+		ClientInfo: &sdk.Implementation{Name: "agenthub", Version: ClientVersion}})
+	if err != nil {
+		return s.startError("initialize", err)
+	}
+	if init.AgentInfo != nil {
+		s.agent = agentInfo{Name: init.AgentInfo.Name, Version: init.AgentInfo.Version}
+	}
+	ns, err := s.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: s.root, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		return s.startError("session/new", err)
+	}
+	s.sid = ns.SessionId
+	go s.prompt()
+	return nil
+}
+
+// prompt runs the one turn of the run; its answer ends the turn.
+func (s *session) prompt() {
+	resp, err := s.conn.Prompt(context.Background(), sdk.PromptRequest{SessionId: s.sid,
+		Prompt: []sdk.ContentBlock{sdk.TextBlock(s.task)}})
+	s.mu.Lock()
+	s.ended = true
+	s.push(item{kind: itemEnd, resp: resp, err: err})
+	s.mu.Unlock()
+}
+
+// startError is the failure of a session that could not be opened: the
+// process exited (its stderr tells why), the agent wants a login or a key,
+// or it did not answer.
+func (s *session) startError(step string, err error) error {
+	var re *sdk.RequestError
+	if errors.As(err, &re) && re.Code == -32000 {
+		return s.authError(re.Message)
+	}
+	if errors.As(err, &re) {
+		return &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "protocol",
+			Message: fmt.Sprintf("%s refused %s: %s", s.cfg.label(), step, clip(s.scrub(re.Message), 300)), Err: err}
+	}
+	select {
+	case <-s.p.Done():
+		<-s.exitRecorded()
+		return s.exitError()
+	case <-time.After(3 * time.Second):
+	}
+	return &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "no_answer",
+		Message: fmt.Sprintf("%s did not answer %s over ACP", s.cfg.label(), step), Err: err}
+}
+
+// authError says which step logs the agent in.
+func (s *session) authError(msg string) error {
+	next := "Log the agent in, or set key_env in the profile to the variable that holds its API key."
+	if s.cfg.Gemini {
+		next = "Set key_env in the profile to the variable that holds the Gemini API key (and base_url for a local server)."
+	}
+	return &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "auth", Next: next,
+		Message: fmt.Sprintf("%s is not logged in or its API key was refused: %s", s.cfg.label(), clip(s.scrub(msg), 300))}
+}
+
+// exitRecorded is closed once watchExit has recorded the exit.
+func (s *session) exitRecorded() <-chan struct{} {
+	ch := make(chan struct{})
+	go func() {
+		defer close(ch)
+		for {
+			s.mu.Lock()
+			done, wait := s.exited, s.changed
+			s.mu.Unlock()
+			if done {
+				return
+			}
+			<-wait
+		}
+	}()
+	return ch
+}
+
+// watchExit records the end of the process and wakes every waiter.
+func (s *session) watchExit() {
+	res, _ := s.p.Wait()
+	tail := res.Stderr
+	if len(tail) > 2048 {
+		tail = tail[len(tail)-2048:]
+	}
+	_ = s.out.Close()
+	s.mu.Lock()
+	s.exited, s.exitCode = true, res.ExitCode
+	s.stderr = s.scrub(string(tail))
+	s.push(item{kind: itemExit})
+	s.mu.Unlock()
+	s.raw.close()
+}
+
+// push queues an item and wakes waiters; s.mu is held.
+func (s *session) push(it item) {
+	s.queue = append(s.queue, it)
+	s.signal()
+}
+
+// signal wakes waiters; s.mu is held.
+func (s *session) signal() {
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+// pop takes the next queued item, or returns the channel that closes when
+// there may be one.
+func (s *session) pop() (item, bool, <-chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.queue) == 0 {
+		return item{}, false, s.changed
+	}
+	it := s.queue[0]
+	s.queue = s.queue[1:]
+	return it, true, nil
+}
+
+// wait blocks until the session changes, ctx ends or the session closes.
+func (s *session) wait(ctx context.Context, wait <-chan struct{}) error {
+	select {
+	case <-wait:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// scrubRoot rewrites the resolved spelling of the root to ".".
+func (s *session) scrubRoot(text string) string {
+	if s.realRoot != "" && s.realRoot != s.root {
+		return workspace.Scrub(text, s.realRoot, "")
+	}
+	return text
+}
+
+// scrub removes machine paths and secrets from text the agent produced.
+func (s *session) scrub(text string) string {
+	text = workspace.Scrub(s.scrubRoot(text), s.root, homeDir())
+	if s.cfg.Dir != "" {
+		text = workspace.Scrub(text, s.cfg.Dir, "")
+	}
+	if s.red == nil {
+		return text
+	}
+	return s.red.String(text)
+}
+
+// exitError is the failure of an agent that exited before its turn ended.
+func (s *session) exitError() error {
+	s.mu.Lock()
+	code, tail, invalid, lines := s.exitCode, s.stderr, s.invalid, s.lines
+	s.mu.Unlock()
+	if invalid > 0 && invalid >= lines/2 && lines > 0 {
+		return &backend.Error{Code: backend.FailSchemaValidation,
+			Message: fmt.Sprintf("%s's output could not be read (%d of %d lines)", s.cfg.label(), invalid, lines)}
+	}
+	msg := fmt.Sprintf("%s exited with code %d before finishing the turn", s.cfg.label(), code)
+	if tail = lastLines(tail, 8); tail != "" {
+		msg += ": " + clip(tail, 600)
+	}
+	return &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "exit", Message: msg}
+}
+
+// closeGrace bounds how long a finished agent may take to exit after its
+// input is closed.
+const closeGrace = 5 * time.Second
+
+// finish ends a session whose turn is over: the agent exits when its input
+// closes; one that does not is stopped.
+func (s *session) finish() {
+	s.mu.Lock()
+	s.closing = true
+	s.mu.Unlock()
+	if s.p != nil {
+		_ = s.p.Stdin().Close()
+		select {
+		case <-s.p.Done():
+		case <-time.After(closeGrace):
+			_ = s.p.Stop(2 * time.Second)
+		}
+	}
+	s.drop()
+}
+
+// stop ends the session: session/cancel first, so the agent can stop its
+// turn (and every pending request is answered "cancelled", as ACP asks),
+// then a graceful stop of the whole process group, then a kill.
+func (s *session) stop(grace time.Duration) error {
+	s.mu.Lock()
+	already := s.closing
+	s.closing = true
+	pending := s.unanswered()
+	s.mu.Unlock()
+	defer s.drop()
+	if s.p == nil || already && s.exited {
+		return nil
+	}
+	for _, p := range pending {
+		p.cancel()
+	}
+	if s.conn != nil && s.sid != "" && !already {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_ = s.conn.Cancel(ctx, sdk.CancelNotification{SessionId: s.sid})
+		cancel()
+		select {
+		case <-s.p.Done():
+		case <-s.turnEnded():
+		case <-time.After(min(grace/2, 2*time.Second)):
+		}
+	}
+	return s.p.Stop(grace)
+}
+
+// turnEnded is closed once the prompt turn has returned.
+func (s *session) turnEnded() <-chan struct{} {
+	ch := make(chan struct{})
+	go func() {
+		defer close(ch)
+		for {
+			s.mu.Lock()
+			done, wait := s.ended || s.exited, s.changed
+			s.mu.Unlock()
+			if done {
+				return
+			}
+			<-wait
+		}
+	}()
+	return ch
+}
+
+// unanswered lists the requests still waiting for an answer; s.mu is held.
+func (s *session) unanswered() []canceler {
+	var out []canceler
+	for _, p := range s.perms {
+		if !p.answered {
+			out = append(out, p)
+		}
+	}
+	for _, w := range s.writes {
+		if !w.answered {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// canceler is a pending request that a stop answers.
+type canceler interface{ cancel() }
+
+// stopper is what the run tracks: a cancel, the hard timeout or shutdown
+// stops the agent and forgets the session.
+type stopper struct{ s *session }
+
+func (st stopper) Stop(grace time.Duration) error { return st.s.stop(grace) }
+
+// drop forgets the session.
+func (s *session) drop() { live.remove(s) }

@@ -1,0 +1,240 @@
+package acp
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"agenthub/backend"
+	"agenthub/backend/approval"
+	"agenthub/workspace"
+)
+
+// Proxy tool names. The engine sees the agent's permission requests and
+// writes as calls to these; their arguments name the session and the
+// request.
+const (
+	ToolSession = "acp.session"         // starts the agent
+	ToolEdit    = "acp.edit"            // permission to edit, delete or move: a staged patch when it carries a diff
+	ToolExecute = "acp.execute"         // permission to run a command: a shell approval
+	ToolFetch   = "acp.fetch"           // permission to fetch: a network approval
+	ToolRead    = "acp.read"            // permission to read or search; also names served reads
+	ToolOther   = "acp.other"           // any other permission, as a command of high risk
+	ToolWrite   = "acp.write_text_file" // a write no approval covered: a staged patch
+)
+
+// EvToolCall is the event type this runtime adds to the run's stream (EV13
+// keeps unknown types): one of the agent's own tool calls started or
+// changed status. The agent that ran and a version drift are recorded with
+// the shared backend.EvRuntimeStarted and backend.EvVersionDrift.
+const EvToolCall backend.EventType = "runtime.tool_call"
+
+// ToolNames lists the tools an ACP profile offers the engine.
+func ToolNames() []string {
+	return []string{ToolSession, ToolEdit, ToolExecute, ToolFetch, ToolRead, ToolOther, ToolWrite}
+}
+
+// Tools returns the proxy tools by name, for the engine's tool table. They
+// serve every ACP profile; a call finds its session by id.
+func Tools() map[string]backend.Tool {
+	return map[string]backend.Tool{
+		ToolSession: sessionTool{},
+		ToolEdit:    permTool{name: ToolEdit},
+		ToolExecute: permTool{name: ToolExecute},
+		ToolFetch:   permTool{name: ToolFetch},
+		ToolRead:    permTool{name: ToolRead},
+		ToolOther:   permTool{name: ToolOther},
+		ToolWrite:   writeTool{},
+	}
+}
+
+// Capabilities is what an ACP runtime declares (AD2). Gating is enforced
+// for what AgentHub serves itself: every write to the workspace that comes
+// through fs/write_text_file is a staged patch AgentHub applies, and every
+// permission request waits for the gate. What an agent can do without
+// asking is advisory: Gemini CLI reads and searches the disk with its own
+// tools, and an arbitrary ACP agent may write or run commands without a
+// request. Gemini CLI 0.61.0 was tested to route every workspace write
+// through the client and to ask before every edit, command and fetch.
+func Capabilities(gemini bool) backend.Capabilities {
+	g := map[backend.ActionKind]backend.Enforcement{}
+	for _, k := range []backend.ActionKind{backend.ActionRead, backend.ActionWrite, backend.ActionPatch,
+		backend.ActionShell, backend.ActionNetwork} {
+		g[k] = backend.Advisory
+	}
+	if gemini {
+		g[backend.ActionWrite], g[backend.ActionPatch], g[backend.ActionShell] = backend.Enforced, backend.Enforced, backend.Enforced
+	}
+	return backend.Capabilities{Gating: g, Streaming: true, PartialApply: true, Usage: gemini}
+}
+
+// registry holds the live sessions of this process. A session is found by
+// the id of a call it proxied: the engine hands those back in the
+// transcript (to Stream) and in the call's arguments (to the tools).
+type registry struct {
+	mu       sync.Mutex
+	sessions map[string]*session // by session id
+	calls    map[string]*session // by call id
+}
+
+var live = &registry{sessions: map[string]*session{}, calls: map[string]*session{}}
+
+func (r *registry) add(s *session) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.sessions[s.id] = s
+	r.calls[s.startCallID()] = s
+}
+
+func (r *registry) addCall(callID string, s *session) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.calls[callID] = s
+}
+
+func (r *registry) byID(id string) (*session, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s, ok := r.sessions[id]
+	return s, ok
+}
+
+func (r *registry) byCall(callID string) (*session, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s, ok := r.calls[callID]
+	return s, ok
+}
+
+func (r *registry) remove(s *session) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.sessions, s.id)
+	for id, x := range r.calls {
+		if x == s {
+			delete(r.calls, id)
+		}
+	}
+}
+
+// relPath makes abs relative to the first root that lexically contains it.
+func relPath(roots []string, abs string) (string, bool) {
+	if !filepath.IsAbs(abs) {
+		return "", false
+	}
+	c := filepath.Clean(abs)
+	for _, r := range roots {
+		if r == "" {
+			continue
+		}
+		rel, err := filepath.Rel(r, c)
+		if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return filepath.ToSlash(rel), true
+		}
+	}
+	return "", false
+}
+
+// secretPath reports whether rel, or the file its symlinks lead to, is a
+// secret (run-model.md §9.1), and the pattern that matched.
+func secretPath(root, rel string) (bool, string) {
+	if ok, pat := secretName(rel); ok {
+		return true, pat
+	}
+	real, err := filepath.EvalSymlinks(filepath.Join(root, filepath.FromSlash(rel)))
+	if err != nil {
+		return false, ""
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		realRoot = root
+	}
+	if r, ok := relPath([]string{realRoot}, real); ok {
+		return secretName(r)
+	}
+	return approval.SecretPath(real)
+}
+
+func secretName(rel string) (bool, string) {
+	if ok, pat := approval.SecretPath(rel); ok {
+		return true, pat
+	}
+	if workspace.Classify(rel) == workspace.ClassSecret {
+		return true, "secret file"
+	}
+	return false, ""
+}
+
+// secretAction describes a secret access, which the gate denies.
+func secretAction(tool, path, pattern string) *backend.GatedAction {
+	preview, _ := json.Marshal(map[string]string{"tool": tool, "path": path, "pattern": pattern,
+		"reason": "agents never access secret files"})
+	subject, _ := json.Marshal(map[string]string{"kind": string(backend.ActionSecret), "tool": tool, "path": path})
+	return &backend.GatedAction{Kind: backend.ActionSecret, Title: fmt.Sprintf("%s: secret file %s", tool, path),
+		Risk: backend.RiskHigh, Preview: preview, Subject: subject}
+}
+
+// scrubText rewrites the workspace root (both spellings) to "." and the
+// home directory to "~".
+func scrubText(root, text string) string {
+	if real, err := filepath.EvalSymlinks(root); err == nil && real != root {
+		text = workspace.Scrub(text, real, "")
+	}
+	return workspace.Scrub(text, root, homeDir())
+}
+
+// failure is a tool error the engine (and the transcript) sees.
+func failure(root, format string, args ...any) backend.ToolResult {
+	return backend.ToolResult{Content: scrubText(root, fmt.Sprintf(format, args...)), IsError: true}
+}
+
+// genericSchema is the argument schema of every proxy tool; only the
+// runtime ever calls them.
+var genericSchema = json.RawMessage(`{"type":"object","properties":{"session":{"type":"string"},` +
+	`"request":{"type":"string"}},"required":["session"]}`)
+
+func spec(name, what string) backend.ToolSpec {
+	return backend.ToolSpec{Name: name, Schema: genericSchema, Description: what +
+		" Only the ACP runtime calls this tool, for a request of the agent."}
+}
+
+func homeDir() string {
+	h, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return h
+}
+
+// clip cuts s to at most n bytes, on a rune boundary, marked when cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8Start(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+// lastLines is the last n non-empty lines of s.
+func lastLines(s string, n int) string {
+	ls := strings.Split(strings.TrimSpace(s), "\n")
+	if len(ls) > n {
+		ls = ls[len(ls)-n:]
+	}
+	return strings.TrimSpace(strings.Join(ls, "\n"))
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}

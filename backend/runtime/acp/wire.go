@@ -1,0 +1,142 @@
+package acp
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"agenthub/backend"
+	"agenthub/backend/proc"
+)
+
+// This file is the tap between the agent's stdout and the SDK: every line
+// is kept in the raw log, checked against the JSON-RPC and ACP shapes
+// AgentHub understands, and handed to the SDK when it is JSON at all.
+
+// knownMethods are the agent-to-client methods of ACP.
+var knownMethods = map[string]bool{
+	sdk.ClientMethodFsReadTextFile: true, sdk.ClientMethodFsWriteTextFile: true,
+	sdk.ClientMethodSessionRequestPermission: true, sdk.ClientMethodSessionUpdate: true,
+	sdk.ClientMethodTerminalCreate: true, sdk.ClientMethodTerminalKill: true, sdk.ClientMethodTerminalOutput: true,
+	sdk.ClientMethodTerminalRelease: true, sdk.ClientMethodTerminalWaitForExit: true,
+	sdk.ClientMethodElicitationCreate: true, sdk.ClientMethodElicitationComplete: true,
+	sdk.ClientMethodMcpConnect: true, sdk.ClientMethodMcpDisconnect: true, sdk.ClientMethodMcpMessage: true,
+	"$/cancel_request": true,
+}
+
+// knownUpdates are the session/update variants of ACP.
+var knownUpdates = map[string]bool{
+	"user_message_chunk": true, "agent_message_chunk": true, "agent_thought_chunk": true, "tool_call": true,
+	"tool_call_update": true, "plan": true, "available_commands_update": true, "current_mode_update": true,
+	"config_option_update": true, "session_info_update": true, "usage_update": true,
+}
+
+// envelope is the JSON-RPC shape of a line.
+type envelope struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params"`
+	Result  json.RawMessage `json:"result"`
+	Error   json.RawMessage `json:"error"`
+}
+
+// Check returns why a line of an ACP agent's output is not understood, or
+// "" when it is; forward reports whether the SDK should still see it (a
+// request must get an answer, even an error).
+func Check(line []byte) (problem string, forward bool) {
+	var e envelope
+	if err := json.Unmarshal(line, &e); err != nil {
+		return "not a JSON-RPC message: " + clip(err.Error(), 120), false
+	}
+	hasID := len(e.ID) > 0 && string(e.ID) != "null"
+	switch {
+	case e.JSONRPC != "2.0":
+		return fmt.Sprintf("jsonrpc is %q, not \"2.0\"", clip(e.JSONRPC, 20)), true
+	case e.Method == "" && !hasID:
+		return "a message with neither a method nor an id", false
+	case e.Method == "" && len(e.Result) == 0 && len(e.Error) == 0:
+		return "a response with neither a result nor an error", true
+	case e.Method == "":
+		return "", true
+	case strings.HasPrefix(e.Method, "_"):
+		return "", true // extension methods are allowed (ACP)
+	case !knownMethods[e.Method]:
+		return "unknown method " + clip(e.Method, 60), true
+	case e.Method == sdk.ClientMethodSessionUpdate:
+		return checkUpdate(e.Params), true
+	}
+	return "", true
+}
+
+func checkUpdate(params json.RawMessage) string {
+	var n struct {
+		SessionID string `json:"sessionId"`
+		Update    struct {
+			Kind string `json:"sessionUpdate"`
+		} `json:"update"`
+	}
+	if err := json.Unmarshal(params, &n); err != nil {
+		return "session/update params: " + clip(err.Error(), 120)
+	}
+	if !knownUpdates[n.Update.Kind] {
+		return "unknown session/update " + clip(fmt.Sprintf("%q", n.Update.Kind), 60)
+	}
+	var full sdk.SessionNotification
+	if err := json.Unmarshal(params, &full); err != nil {
+		return "session/update " + n.Update.Kind + ": " + clip(err.Error(), 120)
+	}
+	return ""
+}
+
+// diag is a problem with the agent's output, for schema.validation_failed.
+type diag struct {
+	Runtime string `json:"runtime"`
+	Line    int    `json:"line"`
+	Problem string `json:"problem"`
+	Excerpt string `json:"excerpt,omitempty"`
+}
+
+// onLine is the tap: it runs on proc's output goroutine, in line order.
+func (s *session) onLine(b []byte, cut bool) {
+	s.raw.write(b, cut)
+	s.mu.Lock()
+	s.lines++
+	n := s.lines
+	s.mu.Unlock()
+	if cut {
+		s.problem(n, fmt.Sprintf("a line longer than %d bytes was cut", proc.DefaultMaxLine), nil)
+		return
+	}
+	if len(strings.TrimSpace(string(b))) == 0 {
+		return
+	}
+	problem, forward := Check(b)
+	if problem != "" {
+		s.problem(n, problem, b)
+	}
+	if forward {
+		// The SDK reads continuously; this blocks only while it parses.
+		_, _ = s.out.Write(append(append([]byte(nil), b...), '\n'))
+	}
+}
+
+// problem records an unusable line as a diagnostic event.
+func (s *session) problem(line int, why string, b []byte) {
+	d := diag{Runtime: s.cfg.name(), Line: line, Problem: why}
+	if b != nil {
+		d.Excerpt = clip(s.scrub(string(b)), 200)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.invalid++
+	if s.invalid <= 50 {
+		s.push(item{kind: itemEvent, evType: backend.EvSchemaValidation, payload: d})
+	}
+	if s.invalid == maxInvalid && s.p != nil {
+		go func() { _ = s.p.Stop(2 * time.Second) }()
+	}
+}
