@@ -1,13 +1,14 @@
-// Package git reads a workspace's git repository through go-git: an honest
-// status against HEAD ([Status]) and the HEAD content of a path ([HeadBlob]),
-// the "before" of every diff.
+// Package git reads a workspace's git repository: an honest status against
+// HEAD ([Status]) and the HEAD content of a path ([HeadBlob]), the "before"
+// of every diff.
 //
 // Invariants: everything but [Commit] only reads: it never moves HEAD, never
 // writes the index, refs, stash or config. [Commit] is the one writer, and
-// it runs only for an approved git_commit call. The package never runs the
-// git binary (the CLI path, when wanted for speed, lives behind
-// backend/proc). It imports only the standard library and go-git; it must
-// not import backend/** or app.
+// it runs only for an approved git_commit call. The package never starts a
+// process: the git CLI, which [Repo.Status] prefers for speed, runs through a
+// [Runner] the process-owning layer installs with [SetRunner], and go-git
+// answers when there is none or it fails. It imports only the standard
+// library and go-git; it must not import backend/** or app.
 package git
 
 import (

@@ -77,10 +77,7 @@ func TestStatusEmptyRepo(t *testing.T) {
 	write(t, dir, "a.txt", "a")
 	write(t, dir, "d/b.txt", "b")
 	gitCmd(t, dir, "add", "d/b.txt")
-	got, err := Status(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := statusBoth(t, dir, DefaultMaxFiles)
 	want := Report{Branch: "main", Files: []File{
 		{Path: "a.txt", State: Untracked},
 		{Path: "d/b.txt", State: Added, Staged: true},
@@ -129,10 +126,7 @@ func TestStatus(t *testing.T) {
 	}
 
 	before := dotGit(t, dir)
-	got, err := Status(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := statusBoth(t, dir, DefaultMaxFiles) // both engines, each of which must write nothing
 	want := Report{Base: base, Branch: "main", Files: []File{
 		{Path: "del.txt", State: Deleted},
 		{Path: "exec.sh", State: Modified, ModeChanged: true},
@@ -150,24 +144,6 @@ func TestStatus(t *testing.T) {
 	}
 	if head := gitCmd(t, dir, "rev-parse", "HEAD"); head != base {
 		t.Errorf("HEAD moved: %s → %s", base, head)
-	}
-}
-
-func TestStatusOmits(t *testing.T) {
-	dir := newRepo(t)
-	for _, f := range []string{"a", "b", "c", "d"} {
-		write(t, dir, f, f)
-	}
-	r, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := r.Status(2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got.Files) != 2 || got.Omitted != 2 || got.OmittedReason == "" {
-		t.Errorf("status = %+v, want 2 listed and 2 omitted with a reason", got)
 	}
 }
 
