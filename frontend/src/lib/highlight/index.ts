@@ -67,6 +67,12 @@ export const THEMES = { light: 'github-light', dark: 'github-dark' } as const;
 
 /** Lines longer than this are shown plain (tokenising them costs too much). */
 export const MAX_LINE = 2000;
+/**
+ * Per-line time limit. shiki's default (500 ms) cuts a line short while the
+ * grammar's regexes are still being compiled on first use on a busy machine,
+ * leaving the rest of the line in one wrong colour; lines are short here.
+ */
+const LINE_MS = 5000;
 
 export interface Tokenizer {
   /** One token list per line of code (lines split on "\n"). */
@@ -101,7 +107,7 @@ export async function tokenizer(lang: Lang): Promise<Tokenizer | null> {
     await ready;
     return {
       tokenize(code, l) {
-        const lines = hl.codeToTokensWithThemes(code, { lang: l, themes: THEMES, tokenizeMaxLineLength: MAX_LINE });
+        const lines = hl.codeToTokensWithThemes(code, { lang: l, themes: THEMES, tokenizeMaxLineLength: MAX_LINE, tokenizeTimeLimit: LINE_MS });
         return lines.map((line) =>
           line.map((t) => ({ content: t.content, light: t.variants.light?.color, dark: t.variants.dark?.color, style: t.variants.light?.fontStyle })),
         );

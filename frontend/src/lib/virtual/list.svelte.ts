@@ -1,0 +1,113 @@
+// A runes adapter over @tanstack/virtual-core: the rows in view (plus
+// overscan) as $state, each rendered row measured by a ResizeObserver, and
+// the scroll position kept when rows above the viewport change height (a new
+// language or theme re-wraps text; a row grows). virtual-core does the
+// windowing and anchoring; this file only bridges it to Svelte 5 without the
+// store-based adapter (whose setOptions inside an effect loops).
+import {
+  Virtualizer,
+  elementScroll,
+  observeElementOffset,
+  observeElementRect,
+  type Rect,
+  type VirtualItem,
+} from '@tanstack/virtual-core';
+
+export type { VirtualItem };
+
+export interface ListOptions {
+  count: number;
+  /** Estimated height of row i before it is measured. */
+  estimate: (i: number) => number;
+  /** Stable key of row i (rows that move keep their measured height). */
+  key: (i: number) => string | number;
+  overscan?: number;
+  /** Space between rows, in px. */
+  gap?: number;
+  /** Distance from the top of the scroll content to the first row. */
+  margin?: number;
+}
+
+/** Height to assume when the scroller has none (no layout yet, or a test DOM). */
+function fallbackHeight(): number {
+  return typeof window === 'undefined' ? 800 : window.innerHeight || 800;
+}
+
+export class VirtualList {
+  /** The rows to render, in order, with their offsets. */
+  items = $state.raw<VirtualItem[]>([]);
+  /** Height of all rows (estimated where not measured). */
+  total = $state(0);
+
+  #v: Virtualizer<HTMLElement, HTMLElement>;
+  #el: HTMLElement | null = null;
+  #opts: ListOptions;
+
+  constructor(opts: ListOptions) {
+    this.#opts = opts;
+    this.#v = new Virtualizer<HTMLElement, HTMLElement>(this.#options(opts));
+  }
+
+  #options(o: ListOptions) {
+    return {
+      count: o.count,
+      estimateSize: o.estimate,
+      getItemKey: o.key,
+      overscan: o.overscan ?? 8,
+      gap: o.gap ?? 0,
+      scrollMargin: o.margin ?? 0,
+      getScrollElement: () => this.#el,
+      scrollToFn: elementScroll,
+      observeElementOffset,
+      observeElementRect: (v: Virtualizer<HTMLElement, HTMLElement>, cb: (r: Rect) => void) =>
+        observeElementRect(v, (r) => cb(r.height > 0 ? r : { width: r.width, height: fallbackHeight() })),
+      initialRect: { width: 0, height: fallbackHeight() },
+      onChange: () => this.#sync(),
+    };
+  }
+
+  #sync(): void {
+    this.items = this.#v.getVirtualItems();
+    this.total = this.#v.getTotalSize();
+  }
+
+  /** Binds the list to its scroll container; returns the detach function. */
+  attach(el: HTMLElement): () => void {
+    this.#el = el;
+    const cleanup = this.#v._didMount();
+    this.#v._willUpdate();
+    this.#sync();
+    return () => {
+      cleanup();
+      this.#el = null;
+    };
+  }
+
+  /** Takes new options (count, margin, …); call from an effect, not a derived. */
+  update(changes: Partial<ListOptions>): void {
+    this.#opts = { ...this.#opts, ...changes };
+    this.#v.setOptions(this.#options(this.#opts));
+    this.#v._willUpdate();
+    this.#sync();
+  }
+
+  /** An attachment for a rendered row (it needs data-index): measures it now and on resize. */
+  measure = (node: HTMLElement): (() => void) => {
+    this.#v.measureElement(node);
+    return () => this.#v.measureElement(null);
+  };
+
+  scrollToIndex(index: number, align: 'start' | 'center' | 'end' | 'auto' = 'auto'): void {
+    this.#v.scrollToIndex(index, { align });
+  }
+
+  scrollToOffset(offset: number): void {
+    this.#v.scrollToOffset(offset);
+  }
+
+  /** Index of the row at the top of the viewport, or -1 when there are none. */
+  firstVisible(): number {
+    const top = this.#v.scrollOffset ?? 0;
+    return this.#v.getVirtualItemForOffset(top)?.index ?? -1;
+  }
+}
