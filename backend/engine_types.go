@@ -174,4 +174,7 @@ type RunSummary struct {
 	LastSequence     int64    `json:"lastSequence"`
 	PendingApprovals int      `json:"pendingApprovals"`
 	Scripted         bool     `json:"scripted"`
+	// Resumable: the run was interrupted and its runtime can resume from
+	// the last checkpoint (Engine.Resume).
+	Resumable bool `json:"resumable"`
 }

@@ -114,6 +114,18 @@ func (r *RunsAPI) Cancel(id string) (backend.RunSummary, error) {
 	return e.Cancel(context.Background(), id)
 }
 
+// Resume continues an interrupted run from its last checkpoint, as a new
+// run in the same session (see engine.Resume); the user of this surface
+// starts it.
+func (r *RunsAPI) Resume(id string) (backend.RunSummary, error) {
+	e, err := r.engine()
+	if err != nil {
+		return backend.RunSummary{}, err
+	}
+	by := r.core.By()
+	return e.Resume(context.Background(), id, by.Actor, by.Surface)
+}
+
 // Subscribe follows a run's events after a cursor (runID "" = every run,
 // live only); the channel closes when ctx ends.
 func (c *Core) Subscribe(ctx context.Context, runID string, after int64) (<-chan backend.Event, error) {

@@ -13,7 +13,7 @@ import (
 
 func runRuns(ctx context.Context, e *Env, args []string) error {
 	if len(args) == 0 {
-		return usagef("runs needs a subcommand: list, show RUN, events RUN, or cancel RUN")
+		return usagef("runs needs a subcommand: list, show RUN, events RUN, cancel RUN or resume RUN")
 	}
 	sub, args := args[0], args[1:]
 	fl, home := flags(e, "runs "+sub)
@@ -23,9 +23,9 @@ func runRuns(ctx context.Context, e *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	want := map[string]int{"list": 0, "show": 1, "events": 1, "cancel": 1}
+	want := map[string]int{"list": 0, "show": 1, "events": 1, "cancel": 1, "resume": 1}
 	if n, ok := want[sub]; !ok {
-		return usagef("unknown runs subcommand %q: use list, show, events or cancel", sub)
+		return usagef("unknown runs subcommand %q: use list, show, events, cancel or resume", sub)
 	} else if len(words) != n {
 		return usagef("runs %s takes %d argument(s)", sub, n)
 	}
@@ -50,6 +50,13 @@ func runRuns(ctx context.Context, e *Env, args []string) error {
 			return err
 		}
 		return printOne(e, *asJSON, r, fmt.Sprintf("Run %s is %s.", r.ID, r.State))
+	case "resume":
+		r, err := runs.Resume(words[0])
+		if err != nil {
+			return err
+		}
+		return printOne(e, *asJSON, r, fmt.Sprintf("Run %s resumes %s from its last checkpoint; follow it with: "+
+			"agenthub runs events %s", r.ID, words[0], r.ID))
 	}
 	list, err := runs.List("")
 	if err != nil {

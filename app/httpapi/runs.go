@@ -42,6 +42,10 @@ func (s *Server) runRoutes(mux *http.ServeMux) {
 		v, err := s.runs.Cancel(r.PathValue("id"))
 		reply(w, v, err)
 	})
+	mux.HandleFunc("POST /api/runs/{id}/resume", func(w http.ResponseWriter, r *http.Request) {
+		v, err := s.runs.Resume(r.PathValue("id"))
+		reply(w, v, err)
+	})
 	mux.HandleFunc("GET /api/profiles", func(w http.ResponseWriter, r *http.Request) {
 		v, err := s.runs.Profiles()
 		reply(w, v, err)

@@ -104,6 +104,7 @@ type StartRequest struct {
 	NoQueue     bool // refuse with active_run_exists instead of queueing
 	Actor       string
 	Surface     backend.Surface
+	ResumedFrom string // the interrupted run this one resumes (Resume)
 }
 
 // Start validates the request (SC1: an invalid request creates no run),
@@ -139,8 +140,12 @@ func (e *Engine) Start(ctx context.Context, req StartRequest) (backend.RunSummar
 			}
 		}
 		var err error
-		if rec, err = tx.CreateRun(rec, map[string]any{"task": req.Task, "profile": p.Name,
-			"workspaceId": req.WorkspaceID, "scripted": p.Scripted}); err != nil {
+		created := map[string]any{"task": req.Task, "profile": p.Name, "workspaceId": req.WorkspaceID,
+			"scripted": p.Scripted}
+		if req.ResumedFrom != "" {
+			created["resumedFrom"] = req.ResumedFrom
+		}
+		if rec, err = tx.CreateRun(rec, created); err != nil {
 			return err
 		}
 		for _, to := range []backend.RunState{backend.RunPlanned, backend.RunAccepted} {
@@ -241,7 +246,7 @@ func (e *Engine) Run(ctx context.Context, id string) (backend.RunSummary, error)
 	if err != nil {
 		return backend.RunSummary{}, err
 	}
-	return r.Summary(), nil
+	return e.summary(r), nil
 }
 
 // Runs lists runs (admission order).
@@ -252,7 +257,7 @@ func (e *Engine) Runs(ctx context.Context, f store.RunFilter) ([]backend.RunSumm
 	}
 	out := make([]backend.RunSummary, len(rs))
 	for i, r := range rs {
-		out[i] = r.Summary()
+		out[i] = e.summary(r)
 	}
 	return out, nil
 }

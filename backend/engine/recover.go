@@ -24,7 +24,7 @@ func (e *Engine) Recover(ctx context.Context) error {
 		p, known := e.profile(r.Profile)
 		p.Name = r.Profile
 		switch {
-		case r.State == backend.RunNeedsApproval && known:
+		case r.State == backend.RunNeedsApproval && known && p.durable():
 			if err := e.resumeWaiting(ctx, r, p); err != nil {
 				return err
 			}
