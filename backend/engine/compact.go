@@ -179,7 +179,7 @@ func (rc *runCtl) summarise(msgs []backend.Message, words int) (string, error) {
 	ctx, cancel := context.WithTimeout(rc.ctx, compactionTimeout)
 	defer cancel()
 	prompt := summaryPrompt(rc.cx.summary, msgs, words)
-	resp, err := rc.p.Model.Stream(ctx, backend.ModelRequest{Step: rc.st.Steps + 1,
+	resp, err := unwrapped(rc.p.Model).Stream(ctx, backend.ModelRequest{Step: rc.st.Steps + 1,
 		Messages: []backend.Message{{Role: backend.RoleUser, Text: prompt}}}, func(string) {})
 	switch {
 	case err != nil && isOverflow(err):

@@ -33,6 +33,7 @@ type Profile struct {
 	Stop       StopConfig
 	RunTimeout time.Duration // hard timeout on active time (CC8); 0 = 30 minutes
 	Scripted   bool          // a playbook, never an AI model
+	StateKeys  []string      // state keys a sub-agent of this profile registers (delegate.go)
 }
 
 // Config wires an engine.
@@ -62,6 +63,7 @@ type Engine struct {
 	profMu   sync.RWMutex // guards cfg.Profiles after New
 	mu       sync.Mutex
 	runs     map[string]*runCtl // live activations
+	subLane  chan struct{}      // the sub-agent lane's slots (SA9, delegate.go)
 	draining bool
 	wg       sync.WaitGroup
 }
@@ -81,7 +83,8 @@ func New(cfg Config) *Engine {
 		cfg.Log = slog.Default()
 	}
 	e := &Engine{cfg: cfg, store: cfg.Store, bus: newBus(1024), lanes: newLanes(cfg.GlobalLimit),
-		reg: newRegistry(), log: cfg.Log, runs: map[string]*runCtl{}}
+		reg: newRegistry(), log: cfg.Log, runs: map[string]*runCtl{},
+		subLane: make(chan struct{}, subagentLimit)}
 	cfg.Store.SetPublisher(sinkFunc(func(ev backend.Event) {
 		e.bus.Publish(ev)
 		if cfg.Sink != nil {

@@ -26,6 +26,7 @@ type runCtl struct {
 	st         stats
 	cur        *stepState
 	cx         contextState // what the model sees of transcript (context.go)
+	sub        *subRun      // set for a sub-agent run (delegate.go)
 
 	// grants are the run's "approve for this run" grants (AP11), read from
 	// the store on first use so that they survive a restart. Only the run's
@@ -167,6 +168,8 @@ func (rc *runCtl) endFor(err error) *ending {
 		return detached
 	case errors.Is(err, errTimeout):
 		return failed(backend.FailRunTimeout, "the run exceeded its time limit")
+	case errors.Is(err, errParentCancel):
+		return &ending{state: backend.RunCancelled, end: store.End{DoneReason: backend.DoneParentCancelled}}
 	case errors.Is(err, errRejectStop):
 		return &ending{state: backend.RunCancelled, end: store.End{DoneReason: backend.DoneApprovalRejected}}
 	case errors.Is(err, errUserCancel), errors.Is(err, context.Canceled):

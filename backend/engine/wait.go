@@ -91,11 +91,10 @@ func (rc *runCtl) wait() *ending {
 	if d.Kind == backend.RejectAndStop {
 		return rc.endFor(errRejectStop)
 	}
-	if err := rc.e.lanes.acquireGlobal(rc.ctx, rc.rec.ID, true); err != nil {
+	if err := rc.reacquire(); err != nil { // delegate.go: a sub-agent keeps its own lane
 		end, _ := rc.cancelled()
 		return end
 	}
-	rc.holdsGlobal = true
 	if err := rc.transition(backend.RunRunning, "decision "+d.DecisionID); err != nil {
 		return failed(backend.FailInternal, "could not record the run state")
 	}

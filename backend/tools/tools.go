@@ -30,6 +30,7 @@ const (
 	GitStatus  = "git_status"
 	GitDiff    = "git_diff"
 	GitCommit  = "git_commit"
+	Delegate   = "delegate"
 )
 
 // Config configures the built-in tools.
@@ -57,6 +58,7 @@ func New(cfg Config) map[string]backend.Tool {
 		GitStatus:  gitStatus{},
 		GitDiff:    gitDiff{},
 		GitCommit:  gitCommit{},
+		Delegate:   delegate{},
 	}
 }
 

@@ -23,7 +23,7 @@ func TestNewReturnsEveryToolUnderItsName(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	want := []string{DeleteFile, EditFile, GitCommit, GitDiff, GitStatus, ListDir, ReadFile, RunShell, WriteFile}
+	want := []string{Delegate, DeleteFile, EditFile, GitCommit, GitDiff, GitStatus, ListDir, ReadFile, RunShell, WriteFile}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
