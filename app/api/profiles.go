@@ -73,7 +73,8 @@ func (c *Core) loadProfiles() {
 // profile (with retries and its fallback models), the Claude Code CLI, or a
 // playbook. home is the data directory.
 func engineProfile(p profile.Profile, home string) (engine.Profile, error) {
-	ep := engine.Profile{Runtime: p.Runtime, Tools: p.Tools, Stop: stopConfig(p.Stop), RunTimeout: p.RunTimeout.Duration}
+	ep := engine.Profile{Runtime: p.Runtime, Tools: p.Tools, Stop: stopConfig(p.Stop), RunTimeout: p.RunTimeout.Duration,
+		StateKeys: p.StateKeys}
 	if len(ep.Tools) == 0 {
 		ep.Tools = builtinTools() // never a runtime's proxy tools
 	}

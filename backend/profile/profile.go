@@ -65,6 +65,9 @@ type Profile struct {
 	Command    Command  `toml:"command"`
 	RunTimeout Duration `toml:"run_timeout"`
 	Stop       Stop     `toml:"stop"`
+	// StateKeys are the state keys a sub-agent of this profile registers:
+	// a delegate seed may set only these, and only these come back.
+	StateKeys []string `toml:"state_keys"`
 	// MCP lists the MCP servers whose tools a native run is offered.
 	MCP  []MCPServer `toml:"mcp_servers"`
 	File string      `toml:"-"` // the file it came from
@@ -155,12 +158,18 @@ func (p Profile) validate() error {
 	case p.ContextWindow > 0 && p.MaxTokens >= p.ContextWindow:
 		return errors.New("max_tokens must be smaller than context_window")
 	}
+	for _, k := range p.StateKeys {
+		if !stateKeyRE.MatchString(k) {
+			return fmt.Errorf("state_keys: %q: use lower case letters, digits and '_', starting with a letter", k)
+		}
+	}
 	return validateMCP(p.MCP)
 }
 
 var (
-	mcpNameRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
-	envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	mcpNameRE  = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+	envNameRE  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	stateKeyRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 )
 
 // validateMCP checks the MCP servers: names that make valid, unambiguous

@@ -29,6 +29,8 @@ timeout = "90s"`, ""},
 		{"bad duration", "name = \"x\"\nruntime = \"native\"\nprovider = \"openai\"\nmodel = \"m\"\nrun_timeout = \"soon\"", "duration"},
 		{"script without playbook", "name = \"x\"\nruntime = \"script\"", "playbook"},
 		{"context window ok", "name = \"x\"\nruntime = \"native\"\nprovider = \"openai\"\nmodel = \"m\"\ncontext_window = 32768\nmax_tokens = 4096", ""},
+		{"state keys ok", "name = \"x\"\nruntime = \"native\"\nprovider = \"openai\"\nmodel = \"m\"\nstate_keys = [\"plan\", \"found_2\"]", ""},
+		{"state key bad", "name = \"x\"\nruntime = \"native\"\nprovider = \"openai\"\nmodel = \"m\"\nstate_keys = [\"Plan\"]", "state_keys"},
 		{"mcp ok", "name = \"x\"\nruntime = \"native\"\nprovider = \"openai\"\nmodel = \"m\"\n" +
 			"[[mcp_servers]]\nname = \"notes\"\ncommand = \"notes-mcp\"\nargs = [\"--db\", \"n.db\"]\nenv = [\"NOTES_TOKEN\"]\nallow_read_only = true\ncall_timeout = \"30s\"", ""},
 		{"mcp bad name", "name = \"x\"\nruntime = \"native\"\nprovider = \"openai\"\nmodel = \"m\"\n[[mcp_servers]]\nname = \"a__b\"\ncommand = \"c\"", "mcp_servers[0].name"},
