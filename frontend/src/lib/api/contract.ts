@@ -4,11 +4,14 @@
 import type {
   ApprovalRequest,
   AuditEntry,
+  AuditExport,
   AuditFilter,
   AuditVerify,
   Decision,
   DecisionOutcome,
   Info,
+  PolicyView,
+  ProfileInfo,
   RunEvent,
   RunSummary,
   Settings,
@@ -32,6 +35,8 @@ export interface WorkspacesAPI {
    * path, or "" when cancelled. Absent in the browser: the UI asks for a path.
    */
   pickDirectory?: () => Promise<string>;
+  /** The workspace's effective policy, read-only. */
+  policy(id: string): Promise<PolicyView>;
 }
 
 export interface SettingsAPI {
@@ -46,6 +51,8 @@ export interface RunsAPI {
   /** Events with sequence > after, at most limit of them. */
   events(id: string, after: number, limit: number): Promise<RunEvent[]>;
   cancel(id: string): Promise<RunSummary>;
+  /** The profiles a run may use, the default first. */
+  profiles(): Promise<ProfileInfo[]>;
 }
 
 export interface ApprovalsAPI {
@@ -56,6 +63,11 @@ export interface ApprovalsAPI {
 export interface AuditAPI {
   list(filter: AuditFilter): Promise<AuditEntry[]>;
   verify(): Promise<AuditVerify>;
+  /**
+   * Exports the whole chain as JSON lines: the window asks where to save it
+   * (saved is false when the dialog was cancelled), the browser downloads it.
+   */
+  export(): Promise<AuditExport>;
 }
 
 export interface StreamHandlers {

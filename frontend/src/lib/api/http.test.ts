@@ -1,7 +1,7 @@
 // @vitest-environment node
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError } from './error';
-import { createHttpApi } from './http';
+import { createHttpApi, dispositionName } from './http';
 import { json, startServer } from './testserver';
 
 let stop: (() => Promise<void>) | null = null;
@@ -116,5 +116,75 @@ describe('HTTP transport error mapping', () => {
     stop = null;
     const err = await createHttpApi({ baseUrl: url }).workspaces.list().catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'unreachable' });
+  });
+});
+
+describe('HTTP transport: profiles, policy and the audit export', () => {
+  it('reads profiles and a workspace policy from their routes', async () => {
+    const s = await serve((req, res) => {
+      if (req.url === '/api/profiles') return json(res, 200, [{ name: 'demo', runtime: 'script', scripted: true, default: true }]);
+      json(res, 200, { workspaceId: 'ws 1', file: '.agenthub/policy.toml', source: 'default', rules: [], defaults: [] });
+    });
+    const api = createHttpApi({ baseUrl: s.url, token: 'tok' });
+    expect(await api.runs.profiles()).toEqual([{ name: 'demo', runtime: 'script', scripted: true, default: true }]);
+    expect(await api.workspaces.policy('ws 1')).toMatchObject({ source: 'default' });
+    expect(s.seen.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /api/profiles', 'GET /api/workspaces/ws%201/policy']);
+  });
+
+  it('downloads the export under the server-named file and reads its summary line', async () => {
+    const body = '{"seq":1}\n{"seq":2}\n{"chainHead":"abc","entries":2,"verified":true}\n';
+    const s = await serve((_req, res) => {
+      res.writeHead(200, {
+        'Content-Type': 'application/x-ndjson',
+        'Content-Disposition': 'attachment; filename=agenthub-audit-20260101-000000.jsonl',
+      });
+      res.end(body);
+    });
+    const got: { name: string; text: string }[] = [];
+    const api = createHttpApi({
+      baseUrl: s.url,
+      token: 'tok',
+      download: (name, blob) => void blob.text().then((text) => got.push({ name, text })),
+    });
+    expect(await api.audit.export()).toEqual({
+      saved: true,
+      file: 'agenthub-audit-20260101-000000.jsonl',
+      entries: 2,
+      verified: true,
+      head: 'abc',
+    });
+    await new Promise((r) => setTimeout(r, 0));
+    expect(got).toEqual([{ name: 'agenthub-audit-20260101-000000.jsonl', text: body }]);
+    expect(s.seen[0]!.headers.authorization).toBe('Bearer tok');
+  });
+
+  it('an export error is the server error, and nothing is downloaded', async () => {
+    const s = await serve((_req, res) => json(res, 503, { code: 'not_ready', message: 'still opening', next: '' }));
+    let downloads = 0;
+    const api = createHttpApi({ baseUrl: s.url, download: () => downloads++ });
+    await expect(api.audit.export()).rejects.toMatchObject({ code: 'not_ready', status: 503 });
+    expect(downloads).toBe(0);
+  });
+
+  it('an export without its summary line is a bad response', async () => {
+    const s = await serve((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/x-ndjson' });
+      res.end('{"seq":1}\n');
+    });
+    let downloads = 0;
+    const api = createHttpApi({ baseUrl: s.url, download: () => downloads++ });
+    await expect(api.audit.export()).rejects.toMatchObject({ code: 'bad_response' });
+    expect(downloads).toBe(0);
+  });
+});
+
+describe('dispositionName', () => {
+  it.each([
+    ['attachment; filename="a.jsonl"', 'a.jsonl'],
+    ['attachment; filename=b.jsonl', 'b.jsonl'],
+    ['attachment; filename="../../etc/passwd"', 'fallback.jsonl'],
+    [null, 'fallback.jsonl'],
+  ])('%s → %s', (header, want) => {
+    expect(dispositionName(header, 'fallback.jsonl')).toBe(want);
   });
 });

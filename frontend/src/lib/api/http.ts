@@ -13,6 +13,44 @@ export interface HttpOptions {
   fetch?: typeof fetch;
   /** Test hook: delay before SSE reconnect attempt n. */
   backoff?(attempt: number): number;
+  /** Hands a downloaded file to the user; the default saves it through the page. */
+  download?(name: string, body: Blob): void;
+}
+
+/** Saves body as a file through a temporary link, as a browser download. */
+export function browserDownload(name: string, body: Blob): void {
+  const url = URL.createObjectURL(body);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  a.rel = 'noopener';
+  a.style.display = 'none';
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 0);
+}
+
+/** The filename of a Content-Disposition header, or fallback. */
+export function dispositionName(header: string | null, fallback: string): string {
+  const m = /filename="?([^";]+)"?/i.exec(header ?? '');
+  const name = m?.[1]?.trim() ?? '';
+  // Only a plain base name is used: never a path the server might send.
+  return name && !/[\\/]/.test(name) ? name : fallback;
+}
+
+/** Reads the export's last line ({chainHead, entries, verified}). */
+function exportSummary(text: string): { entries: number; verified: boolean; head: string } {
+  const last = text.trimEnd().split('\n').at(-1) ?? '';
+  try {
+    const v = JSON.parse(last) as { chainHead?: unknown; entries?: unknown; verified?: unknown };
+    if (typeof v.entries === 'number' && typeof v.verified === 'boolean') {
+      return { entries: v.entries, verified: v.verified, head: typeof v.chainHead === 'string' ? v.chainHead : '' };
+    }
+  } catch {
+    // fall through
+  }
+  throw new ApiError({ code: CLIENT_CODES.badResponse, message: 'the audit export has no summary line' });
 }
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -20,17 +58,31 @@ type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 const hasCode = (v: unknown): boolean =>
   typeof v === 'object' && v !== null && typeof (v as { code?: unknown }).code === 'string';
 
+function parseJSON(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The ApiError of a response that is not ok: its body's, else one by status. */
+function failure(res: Response, parsed: unknown): ApiError {
+  if (hasCode(parsed)) return new ApiError(toApiError(parsed), res.status);
+  return new ApiError({ code: codeForStatus(res.status), message: '' }, res.status);
+}
+
 export function createHttpApi(opts: HttpOptions = {}): Api {
   const base = opts.baseUrl ?? '';
   const doFetch = opts.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const auth: Record<string, string> = opts.token ? { Authorization: `Bearer ${opts.token}` } : {};
 
-  async function request<T>(method: Method, path: string, body?: unknown): Promise<T> {
-    const headers: Record<string, string> = { ...auth, Accept: 'application/json' };
+  async function send(method: Method, path: string, accept: string, body?: unknown): Promise<Response> {
+    const headers: Record<string, string> = { ...auth, Accept: accept };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
-    let res: Response;
     try {
-      res = await doFetch(base + path, {
+      return await doFetch(base + path, {
         method,
         headers,
         credentials: 'same-origin',
@@ -39,19 +91,13 @@ export function createHttpApi(opts: HttpOptions = {}): Api {
     } catch {
       throw new ApiError({ code: CLIENT_CODES.unreachable, message: 'the AgentHub server did not answer' });
     }
+  }
+
+  async function request<T>(method: Method, path: string, body?: unknown): Promise<T> {
+    const res = await send(method, path, 'application/json', body);
     const text = await res.text();
-    let parsed: unknown = undefined;
-    if (text !== '') {
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        parsed = undefined;
-      }
-    }
-    if (!res.ok) {
-      if (hasCode(parsed)) throw new ApiError(toApiError(parsed), res.status);
-      throw new ApiError({ code: codeForStatus(res.status), message: '' }, res.status);
-    }
+    const parsed = parseJSON(text);
+    if (!res.ok) throw failure(res, parsed);
     if (text !== '' && parsed === undefined) {
       throw new ApiError({ code: CLIENT_CODES.badResponse, message: 'the server answered with something other than JSON' }, res.status);
     }
@@ -76,6 +122,7 @@ export function createHttpApi(opts: HttpOptions = {}): Api {
         await request('DELETE', `/api/workspaces/${id(wid)}`);
       },
       // No pickDirectory: a browser cannot open the native dialog.
+      policy: (wid) => request('GET', `/api/workspaces/${id(wid)}/policy`),
     },
     settings: {
       get: () => request('GET', '/api/settings'),
@@ -87,6 +134,7 @@ export function createHttpApi(opts: HttpOptions = {}): Api {
       get: (rid) => request('GET', `/api/runs/${id(rid)}`),
       events: (rid, after, limit) => request('GET', `/api/runs/${id(rid)}/events${q({ after, limit })}`),
       cancel: (rid) => request('POST', `/api/runs/${id(rid)}/cancel`),
+      profiles: () => request('GET', '/api/profiles'),
     },
     approvals: {
       list: () => request('GET', '/api/approvals'),
@@ -95,6 +143,15 @@ export function createHttpApi(opts: HttpOptions = {}): Api {
     audit: {
       list: (f) => request('GET', `/api/audit${q({ runId: f.runId, actor: f.actor, kind: f.kind })}`),
       verify: () => request('GET', '/api/audit/verify'),
+      async export() {
+        const res = await send('GET', '/api/audit/export', 'application/x-ndjson, application/json');
+        const text = await res.text();
+        if (!res.ok) throw failure(res, parseJSON(text));
+        const summary = exportSummary(text);
+        const file = dispositionName(res.headers.get('Content-Disposition'), 'agenthub-audit.jsonl');
+        (opts.download ?? browserDownload)(file, new Blob([text], { type: 'application/x-ndjson' }));
+        return { saved: true, file, ...summary };
+      },
     },
     events: {
       subscribe(h) {

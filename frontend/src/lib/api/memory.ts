@@ -3,7 +3,37 @@
 // test can assert what the UI asked for.
 import type { Api } from './contract';
 import { ApiError } from './error';
-import type { ApprovalRequest, Info, RunEvent, RunSummary, Settings, Workspace } from './types';
+import type {
+  ApprovalRequest,
+  AuditEntry,
+  AuditVerify,
+  GateRow,
+  Info,
+  PolicyView,
+  ProfileInfo,
+  RunEvent,
+  RunSummary,
+  Settings,
+  Workspace,
+} from './types';
+
+/** The bundled profile every AgentHub has. */
+export const DEMO_PROFILE: ProfileInfo = { name: 'demo', runtime: 'script', scripted: true, default: true };
+
+/** The default gate rows as the Go side computes them (app/api/policy.go). */
+export const DEFAULT_GATE: GateRow[] = [
+  { action: 'read_inside', verdict: 'allow', rule: 'default:read', fixed: false },
+  { action: 'read_outside', verdict: 'deny', rule: 'builtin:outside', fixed: true },
+  { action: 'write', verdict: 'ask', rule: 'default:write', fixed: false },
+  { action: 'shell', verdict: 'ask', rule: 'default:shell', fixed: false },
+  { action: 'network', verdict: 'ask', rule: 'default:network', fixed: false },
+  { action: 'commit', verdict: 'ask', rule: 'default:commit', fixed: false },
+  { action: 'push', verdict: 'ask', rule: 'default:push', fixed: true },
+  { action: 'publish', verdict: 'ask', rule: 'default:publish', fixed: true },
+  { action: 'deploy', verdict: 'ask', rule: 'default:deploy', fixed: true },
+  { action: 'secret', verdict: 'deny', rule: 'builtin:secret', fixed: true },
+  { action: 'agenthub_write', verdict: 'deny', rule: 'builtin:agenthub', fixed: true },
+];
 
 export interface MemoryApiOptions {
   workspaces?: Workspace[];
@@ -15,6 +45,13 @@ export interface MemoryApiOptions {
   failures?: Partial<Record<string, ApiError>>;
   runs?: RunSummary[];
   approvals?: ApprovalRequest[];
+  /** Default: the demo profile alone. */
+  profiles?: ProfileInfo[];
+  /** Policies by workspace id; others have the default gate alone. */
+  policies?: Record<string, Omit<PolicyView, 'workspaceId' | 'file' | 'defaults'>>;
+  audit?: AuditEntry[];
+  /** Default: a chain that verifies, headed by the last entry's hash. */
+  auditVerify?: AuditVerify;
 }
 
 export interface MemoryApi extends Api {
@@ -24,6 +61,7 @@ export interface MemoryApi extends Api {
   events_: Map<string, RunEvent[]>;
   runs_: RunSummary[];
   approvals_: ApprovalRequest[];
+  audit_: AuditEntry[];
 }
 
 export function createMemoryApi(o: MemoryApiOptions = {}): MemoryApi {
@@ -35,6 +73,8 @@ export function createMemoryApi(o: MemoryApiOptions = {}): MemoryApi {
   const events = new Map<string, RunEvent[]>();
   const runs: RunSummary[] = [...(o.runs ?? [])];
   const approvals: ApprovalRequest[] = [...(o.approvals ?? [])];
+  const audit: AuditEntry[] = [...(o.audit ?? [])];
+  const verify = (): AuditVerify => o.auditVerify ?? { ok: true, head: audit.at(-1)?.hash ?? '' };
   let n = 0;
   const findRun = (id: string) => {
     const r = runs.find((x) => x.id === id);
@@ -52,10 +92,6 @@ export function createMemoryApi(o: MemoryApiOptions = {}): MemoryApi {
     }
     return await fn();
   }
-  const notImplemented = (method: string) => () =>
-    rec(method, [], (): never => {
-      throw new ApiError({ code: 'not_found', message: `${method} is not in the memory api` });
-    });
 
   const api: MemoryApi = {
     transport: o.pickDirectory ? 'wails' : 'http',
@@ -63,6 +99,7 @@ export function createMemoryApi(o: MemoryApiOptions = {}): MemoryApi {
     events_: events,
     runs_: runs,
     approvals_: approvals,
+    audit_: audit,
     fail: (method, err) => failures.set(method, err),
     emit: (batch) => listeners.forEach((l) => l(batch)),
     system: {
@@ -87,6 +124,12 @@ export function createMemoryApi(o: MemoryApiOptions = {}): MemoryApi {
           workspaces = workspaces.filter((w) => w.id !== id);
         }),
       pickDirectory: o.pickDirectory ? () => rec('workspaces.pickDirectory', [], o.pickDirectory!) : undefined,
+      policy: (id) =>
+        rec('workspaces.policy', [id], () => {
+          if (!workspaces.some((w) => w.id === id)) throw new ApiError({ code: 'not_found', message: 'no such item' });
+          const p = o.policies?.[id] ?? { source: 'default' as const, rules: [] };
+          return { workspaceId: id, file: '.agenthub/policy.toml', defaults: DEFAULT_GATE.map((r) => ({ ...r })), ...p };
+        }),
     },
     settings: {
       get: () => rec('settings.get', [], () => ({ ...settings })),
@@ -124,6 +167,7 @@ export function createMemoryApi(o: MemoryApiOptions = {}): MemoryApi {
           Object.assign(r, { state: 'Cancelled', coarse: 'done', doneReason: 'user_cancelled' });
           return { ...r };
         }),
+      profiles: () => rec('runs.profiles', [], () => (o.profiles ?? [DEMO_PROFILE]).map((p) => ({ ...p }))),
     },
     approvals: {
       list: () => rec('approvals.list', [], () => approvals.filter((a) => a.status === 'pending')),
@@ -137,7 +181,20 @@ export function createMemoryApi(o: MemoryApiOptions = {}): MemoryApi {
           return { outcome: 'accepted' };
         }),
     },
-    audit: { list: notImplemented('audit.list'), verify: notImplemented('audit.verify') },
+    audit: {
+      list: (f) =>
+        rec('audit.list', [f], () =>
+          audit.filter(
+            (e) => (!f.runId || e.runId === f.runId) && (!f.actor || e.actor === f.actor) && (!f.kind || e.kind === f.kind),
+          ),
+        ),
+      verify: () => rec('audit.verify', [], verify),
+      export: () =>
+        rec('audit.export', [], () => {
+          const v = verify();
+          return { saved: true, file: 'agenthub-audit.jsonl', entries: audit.length, verified: v.ok, head: v.head };
+        }),
+    },
     events: {
       subscribe(h) {
         listeners.add(h.onEvents);

@@ -183,3 +183,74 @@ export interface AuditVerify {
   brokenSeq?: number;
   head: string;
 }
+
+export type Enforcement = 'enforced' | 'advisory';
+
+/** What an external runtime declares it can do (backend.Capabilities). */
+export interface Capabilities {
+  gating: Partial<Record<ActionKind, Enforcement>>;
+  streaming: boolean;
+  steer: boolean;
+  /** The run can continue after a restart (resume from a checkpoint). */
+  durableContinuation: boolean;
+  partialApply: boolean;
+  usage: boolean;
+  scripted: boolean;
+}
+
+/** A profile a run may use (RunsAPI.Profiles); the first is the default. */
+export interface ProfileInfo {
+  name: string;
+  /** native | script | claude … */
+  runtime: string;
+  provider?: string;
+  model?: string;
+  baseUrl?: string;
+  /** A playbook, never an AI model. */
+  scripted: boolean;
+  default: boolean;
+  /** Declared by external runtimes only; absent for the built-in loop and playbooks. */
+  capabilities?: Capabilities;
+}
+
+export type Verdict = 'allow' | 'ask' | 'deny';
+
+export interface PolicyRule {
+  class: 'write' | 'shell' | 'network' | 'git';
+  id: string;
+  pattern: string;
+  verdict: Verdict;
+  cwd?: string;
+  method?: string;
+  /** An allow the gate never applies (push). */
+  ignored?: boolean;
+  examples: number;
+}
+
+/** One row of the default gate, as the gate itself decides a sample action. */
+export interface GateRow {
+  action: string;
+  verdict: Verdict;
+  rule: string;
+  /** No rule or grant can loosen it. */
+  fixed: boolean;
+}
+
+/** A workspace's effective policy (PolicyAPI.Get). */
+export interface PolicyView {
+  workspaceId: string;
+  file: string;
+  source: 'default' | 'file' | 'broken';
+  problem?: string;
+  rules: PolicyRule[];
+  defaults: GateRow[];
+}
+
+/** The outcome of exporting the audit trail; file is a base name only. */
+export interface AuditExport {
+  saved: boolean;
+  file?: string;
+  entries: number;
+  verified: boolean;
+  head: string;
+}

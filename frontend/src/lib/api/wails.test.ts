@@ -68,4 +68,21 @@ describe('Wails transport', () => {
     off();
     expect(handlers.has(EVENTS_CHANNEL)).toBe(false);
   });
+
+  it('binds profiles, policy and the audit export to their facades', async () => {
+    const seen: unknown[][] = [];
+    const api = createWailsApi({
+      go: {
+        api: {
+          RunsAPI: { Profiles: async () => (seen.push(['Profiles']), null) },
+          PolicyAPI: { Get: async (...a: unknown[]) => (seen.push(['Get', ...a]), { source: 'file' }) },
+          AuditFileAPI: { Save: async () => (seen.push(['Save']), { saved: false, entries: 3, verified: true, head: 'h' }) },
+        },
+      },
+    });
+    expect(await api.runs.profiles()).toEqual([]); // Go nil slice → null → []
+    expect(await api.workspaces.policy('ws_1')).toEqual({ source: 'file' });
+    expect(await api.audit.export()).toMatchObject({ saved: false, entries: 3 });
+    expect(seen).toEqual([['Profiles'], ['Get', 'ws_1'], ['Save']]);
+  });
 });

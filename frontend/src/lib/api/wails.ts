@@ -46,6 +46,7 @@ export function createWailsApi(win: WailsWindow): Api {
         await call('WorkspacesAPI', 'Remove', id);
       },
       pickDirectory: async () => (await call<string | null>('WorkspacesAPI', 'PickDirectory')) ?? '',
+      policy: (id) => call('PolicyAPI', 'Get', id),
     },
     settings: {
       get: () => call('SettingsAPI', 'Get'),
@@ -57,6 +58,7 @@ export function createWailsApi(win: WailsWindow): Api {
       get: (id) => call('RunsAPI', 'Get', id),
       events: async (id, after, limit) => (await call<RunEvent[] | null>('RunsAPI', 'Events', id, after, limit)) ?? [],
       cancel: (id) => call('RunsAPI', 'Cancel', id),
+      profiles: async () => (await call<import('./types').ProfileInfo[] | null>('RunsAPI', 'Profiles')) ?? [],
     },
     approvals: {
       list: async () => (await call<import('./types').ApprovalRequest[] | null>('ApprovalsAPI', 'List')) ?? [],
@@ -65,6 +67,7 @@ export function createWailsApi(win: WailsWindow): Api {
     audit: {
       list: async (f) => (await call<import('./types').AuditEntry[] | null>('AuditAPI', 'List', f)) ?? [],
       verify: () => call('AuditAPI', 'Verify'),
+      export: () => call('AuditFileAPI', 'Save'),
     },
     events: {
       subscribe(h) {
