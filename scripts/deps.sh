@@ -93,3 +93,22 @@ install_agent_clis() {
 if [ "$mode" = test ]; then
   install_agent_clis
 fi
+
+# A Secret Service for the keychain test (backend/keychain): gnome-keyring
+# runs headless inside a private dbus-run-session, and secret-tool is the
+# next step the keychain error names. Debian as root only, like the rest.
+install_keyring_test_deps() {
+  [ "$(distro)" = debian ] && [ "$(id -u)" -eq 0 ] || return 0
+  local missing=""
+  for p in gnome-keyring libsecret-tools dbus; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+  done
+  [ -z "$missing" ] && return 0
+  echo "Installing system packages for the keychain test:$missing"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing
+}
+
+if [ "$mode" = test ] && [ "${SKIP_SYSTEM_DEPS:-}" != 1 ]; then
+  install_keyring_test_deps
+fi

@@ -8,9 +8,6 @@ import (
 
 	"agenthub/backend"
 	"agenthub/backend/engine"
-	"agenthub/backend/llm"
-	"agenthub/backend/llm/anthropic"
-	"agenthub/backend/llm/openai"
 	"agenthub/backend/mcp"
 	"agenthub/backend/profile"
 	"agenthub/backend/runtime/acp"
@@ -99,16 +96,7 @@ func engineProfile(p profile.Profile, home string) (engine.Profile, error) {
 		ep.Model, ep.Scripted = script.NewModel(pb), true
 		return ep, nil
 	}
-	key := keyOf(p)
-	var client llm.Client
-	switch p.Provider {
-	case profile.ProviderAnthropic:
-		client = anthropic.New(anthropic.Config{BaseURL: p.BaseURL, APIKey: key})
-	default:
-		client = openai.New(openai.Config{BaseURL: p.BaseURL, APIKey: key})
-	}
-	ep.Model = llm.AsModel(llm.NewFallback(client, llm.Retry{}, p.Fallback...),
-		llm.ModelConfig{Model: p.Model, System: p.System, MaxTokens: p.MaxTokens, ContextWindow: p.ContextWindow})
+	ep.Model = nativeModel(p) // native.go: key from key_env or the OS keychain
 	if len(p.MCP) > 0 {
 		// Servers start when a run first needs their tools and live with the
 		// process; they exit when their stdin closes at AgentHub's exit.

@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"agenthub/backend/keychain"
 )
 
 // Runtimes a profile may name.
@@ -49,7 +51,10 @@ type Profile struct {
 	Fallback []string `toml:"fallback_models"`
 	// KeyEnv names the environment variable that holds the API key; empty
 	// for local servers that need none.
-	KeyEnv    string `toml:"key_env"`
+	KeyEnv string `toml:"key_env"`
+	// Keychain names the OS keychain entry ("service/account") that holds
+	// the API key, read when a run needs it; never with key_env.
+	Keychain  string `toml:"keychain"`
 	System    string `toml:"system"`
 	MaxTokens int    `toml:"max_tokens"`
 	// ContextWindow is the model's context window in tokens; set, requests
@@ -132,6 +137,9 @@ func Parse(data []byte) (Profile, error) {
 }
 
 func (p Profile) validate() error {
+	if p.Keychain != "" && p.Runtime != RuntimeNative {
+		return errors.New("keychain: only native profiles read their key from the OS keychain; use key_env")
+	}
 	switch {
 	case !nameRE.MatchString(p.Name):
 		return fmt.Errorf("name %q: use lower case letters, digits, '.', '_' and '-'", p.Name)
@@ -153,10 +161,17 @@ func (p Profile) validate() error {
 		return fmt.Errorf("key_env %q must be the name of an environment variable, not a key", p.KeyEnv)
 	case p.MaxTokens < 0:
 		return errors.New("max_tokens must not be negative")
+	case p.Keychain != "" && p.KeyEnv != "":
+		return errors.New("key_env and keychain both name the key: keep one")
 	case p.ContextWindow < 0 || (p.ContextWindow > 0 && p.ContextWindow < 1024):
 		return errors.New("context_window is the model's window in tokens: leave it out, or give at least 1024")
 	case p.ContextWindow > 0 && p.MaxTokens >= p.ContextWindow:
 		return errors.New("max_tokens must be smaller than context_window")
+	}
+	if p.Keychain != "" {
+		if _, err := keychain.ParseRef(p.Keychain); err != nil {
+			return err
+		}
 	}
 	for _, k := range p.StateKeys {
 		if !stateKeyRE.MatchString(k) {
