@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildRows, foldRuns, gapBefore, groupRows, landmarks, pairLines, type DiffEntry, type Row } from './rows';
+import { buildRows, foldRuns, gapBefore, groupRows, landmarks, onlyHunks, pairLines, type DiffEntry, type Row } from './rows';
 import { parseUnified, type DiffLine } from './unified';
 
 const L = (op: DiffLine['op'], text: string, old = 0, nw = 0): DiffLine => ({ op, text, old, new: nw });
@@ -138,5 +138,14 @@ describe('groupRows and landmarks', () => {
     expect(first && 'body' in first && first.body.map((p) => p.index)).toEqual([3, 4]);
     expect(groups[1]!.parts.map((p) => ('kind' in p ? 'hunk' : p.row.kind))).toEqual(['file', 'hunk']);
     expect(landmarks(rows)).toEqual({ files: [0, 5], hunks: [1, 6] });
+  });
+});
+
+describe('onlyHunks', () => {
+  it('keeps the approved hunks and recounts', () => {
+    const [f] = parseUnified(`--- a/a\n+++ b/a\n@@ -1,2 +1,2 @@\n-a\n+b\n c\n@@ -9 +9,2 @@\n x\n+y\n`);
+    const kept = onlyHunks(f!, [1]);
+    expect(kept.hunks.map((h) => h.oldStart)).toEqual([9]);
+    expect([kept.added, kept.deleted, f!.hunks.length]).toEqual([1, 0, 2]);
   });
 });

@@ -255,3 +255,17 @@ export function landmarks(rows: readonly Row[]): { files: number[]; hunks: numbe
   });
   return { files, hunks };
 }
+
+/** The file with only the hunks at `keep` (e.g. those a reviewer approved), counts redone. */
+export function onlyHunks(file: DiffFile, keep: readonly number[]): DiffFile {
+  const set = new Set(keep);
+  const hunks = file.hunks.filter((_, i) => set.has(i));
+  let added = 0;
+  let deleted = 0;
+  for (const h of hunks)
+    for (const l of h.lines) {
+      if (l.op === 'add') added++;
+      else if (l.op === 'delete') deleted++;
+    }
+  return { ...file, hunks, added, deleted };
+}

@@ -155,4 +155,57 @@ describe('timeline reducer', () => {
     expect(t.state).toBe('Failed');
     expect(t.items.at(-1)).toMatchObject({ kind: 'other', type: 'some.future.event' });
   });
+
+  it('replaces a changed row with a new object and keeps unchanged rows as they were', () => {
+    const t = createTimeline();
+    applyEvents(t, opening().slice(0, 7));
+    const [life, msg] = t.items;
+    applyEvents(t, [delta(8, 'more')]);
+    expect(t.items[0]).toBe(life);
+    expect(t.items[1]).not.toBe(msg);
+    expect((msg as MessageItem).text).toBe('This is '); // the old row is untouched
+    expect((t.items[1] as MessageItem).text).toBe('This is more');
+    applyEvents(t, opening().slice(8));
+    const tool = t.items[2];
+    applyEvents(t, [ev(14, 'run.completed', { doneReason: 'done' })]);
+    expect(t.items[2]).toBe(tool);
+    expect(t.end).toBe(t.items.at(-1));
+  });
+
+  it('gives a file read to the newest call still running, even after others finished', () => {
+    const t = createTimeline();
+    applyEvents(t, [
+      ev(1, 'run.tool.call', { toolCallId: 'a', name: 'read_file', arguments: {} }),
+      ev(2, 'run.tool.call', { toolCallId: 'b', name: 'grep', arguments: {} }),
+      ev(3, 'run.tool.result', { toolCallId: 'b', status: 'Succeeded', content: '' }),
+      ev(4, 'run.file.read', { path: 'x.go' }),
+      ev(5, 'run.tool.result', { toolCallId: 'a', status: 'Succeeded', content: '' }),
+      ev(6, 'run.file.read', { path: 'stray.go' }),
+    ]);
+    expect(t.items.map((i) => (i.kind === 'tool' ? [i.toolCallId, i.reads.map((r) => r.path)] : i.kind))).toEqual([
+      ['a', ['x.go']],
+      ['b', []],
+      'other',
+    ]);
+    expect(t.openTools).toEqual([]);
+  });
+
+  it('links an applied patch to the approval that let it through, with the hunks kept', () => {
+    const t = createTimeline();
+    const preview = { path: 'NOTES.md', unified: '--- a/NOTES.md\n+++ b/NOTES.md\n@@ -1 +1 @@\n-a\n+b\n' };
+    const req = (id: string, kind: string) => ({ approvalId: id, runId: 'run_1', toolCallId: `c_${id}`, kind, title: id, preview, subjectHash: 'h' });
+    applyEvents(t, [
+      ev(1, 'run.approval.requested', req('apr_1', 'patch')),
+      ev(2, 'run.approval.resolved', { approvalId: 'apr_1', decision: 'approve_once' }),
+      ev(3, 'run.patch.applied', { tool: 'write_file', files: [{ path: 'NOTES.md', action: 'modified' }], hunks: { path: 'NOTES.md', approved: [0, 2], of: 3 } }),
+      ev(4, 'run.approval.requested', req('apr_2', 'patch')),
+      ev(5, 'run.approval.resolved', { approvalId: 'apr_2', decision: 'reject_and_tell' }),
+      ev(6, 'run.patch.applied', { tool: 'write_file', files: [{ path: 'OTHER.md', action: 'created' }] }),
+    ]);
+    const patches = t.items.filter((i) => i.kind === 'patch');
+    expect(patches[0]).toMatchObject({ preview, hunks: { path: 'NOTES.md', approved: [0, 2], of: 3 } });
+    // A rejected approval lends its diff to nothing; an applied patch without one has none.
+    expect(patches[1]).not.toHaveProperty('preview');
+    expect(t.approvedPatch).toBeNull();
+  });
 });

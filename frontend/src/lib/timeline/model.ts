@@ -3,8 +3,10 @@
 // events that arrive after a hole until the hole is filled, merges streamed
 // message deltas into one row per message, folds tool results and file reads
 // into their call's row, and joins consecutive lifecycle transitions into one
-// row. It mutates the Timeline it is given, so a Svelte $state proxy of it
-// updates fine-grained (one text node per delta, not the whole list).
+// row. It mutates the Timeline it is given, but never a row in place: a row
+// that changes is replaced by a new object, so a view holding the rows raw
+// (not deeply proxied: a run may have 100,000 events) sees exactly which rows
+// changed by identity. Every step is O(1) in the length of the run.
 import type { ApprovalRequest, DecisionKind, GapPayload, RunEvent, RunState } from '../api';
 
 export interface Step {
@@ -74,6 +76,10 @@ export interface PatchItem {
   tool: string;
   files: AppliedFile[];
   checkpointId: string;
+  /** The preview of the approval that let this change through, when there was one: its diff. */
+  preview?: unknown;
+  /** The reviewer kept only some hunks of path: their indexes, of `of`. */
+  hunks?: { path: string; approved: number[]; of: number };
 }
 
 export interface EndItem {
@@ -124,6 +130,10 @@ export interface Timeline {
   byMessage: Record<string, number>;
   byTool: Record<string, number>;
   byApproval: Record<string, number>;
+  /** Rows of tool calls still without a result, oldest first. */
+  openTools: number[];
+  /** Row of the last approved patch or write approval not yet matched by a run.patch.applied. */
+  approvedPatch: number | null;
 }
 
 export function createTimeline(): Timeline {
@@ -139,6 +149,8 @@ export function createTimeline(): Timeline {
     byMessage: {},
     byTool: {},
     byApproval: {},
+    openTools: [],
+    approvedPatch: null,
   };
 }
 
@@ -205,12 +217,20 @@ function push(t: Timeline, item: Item): number {
   return t.items.length - 1;
 }
 
+/** Replaces row idx by a copy with changes: rows are never mutated in place. */
+function replace<T extends Item>(t: Timeline, idx: number, item: T, changes: Partial<T>): T {
+  const next = { ...item, ...changes };
+  t.items[idx] = next;
+  if (t.end === item) t.end = next as unknown as EndItem;
+  return next;
+}
+
 function step(t: Timeline, ev: RunEvent, to: RunState, reason?: string): void {
   t.state = to;
   const last = t.items.at(-1);
   const s: Step = { to, at: ev.timestamp, ...(reason ? { reason } : {}) };
   if (last?.kind === 'lifecycle') {
-    last.steps.push(s);
+    replace(t, t.items.length - 1, last, { steps: [...last.steps, s] });
     return;
   }
   push(t, { kind: 'lifecycle', key: `l${ev.sequence}`, seq: ev.sequence, at: ev.timestamp, steps: [s] });
@@ -242,19 +262,27 @@ function reduce(t: Timeline, ev: RunEvent): void {
         reads: [],
       });
       if (id) t.byTool[id] = at;
+      t.openTools.push(at);
       return;
     }
     case 'run.tool.result': {
-      const item = toolItem(t, str(p.toolCallId));
+      const id = str(p.toolCallId);
+      const idx = id ? t.byTool[id] : undefined;
+      const item = idx === undefined ? undefined : t.items[idx];
       const result = { status: str(p.status), content: str(p.content), isError: p.isError === true, at: ev.timestamp };
-      if (item) item.result = result;
-      else push(t, { kind: 'other', key: `o${ev.sequence}`, seq: ev.sequence, at: ev.timestamp, type: ev.type });
+      if (item?.kind === 'tool') {
+        replace(t, idx!, item, { result });
+        const open = t.openTools.lastIndexOf(idx!);
+        if (open >= 0) t.openTools.splice(open, 1);
+      } else push(t, { kind: 'other', key: `o${ev.sequence}`, seq: ev.sequence, at: ev.timestamp, type: ev.type });
       return;
     }
     case 'run.file.read': {
       const read: FileRead = { path: str(p.path), bytes: num(p.bytes), startLine: num(p.startLine), endLine: num(p.endLine) };
-      const open = [...t.items].reverse().find((i): i is ToolItem => i.kind === 'tool' && i.result === null);
-      if (open) open.reads.push(read);
+      // The newest call still running did the read.
+      const idx = t.openTools.at(-1);
+      const open = idx === undefined ? undefined : t.items[idx];
+      if (open?.kind === 'tool') replace(t, idx!, open, { reads: [...open.reads, read] });
       else push(t, { kind: 'other', key: `o${ev.sequence}`, seq: ev.sequence, at: ev.timestamp, type: ev.type });
       return;
     }
@@ -262,26 +290,34 @@ function reduce(t: Timeline, ev: RunEvent): void {
       const req = ev.payload as ApprovalRequest;
       const at = push(t, { kind: 'approval', key: `a${req.approvalId}`, seq: ev.sequence, at: ev.timestamp, request: req, resolved: null });
       t.byApproval[req.approvalId] = at;
-      const tool = toolItem(t, req.toolCallId);
-      if (tool) tool.approvalId = req.approvalId;
+      const idx = req.toolCallId ? t.byTool[req.toolCallId] : undefined;
+      const tool = idx === undefined ? undefined : t.items[idx];
+      if (tool?.kind === 'tool') replace(t, idx!, tool, { approvalId: req.approvalId });
       return;
     }
     case 'run.approval.resolved': {
       const idx = t.byApproval[str(p.approvalId)];
       const item = idx === undefined ? undefined : t.items[idx];
       if (item?.kind === 'approval') {
-        item.resolved = {
-          decision: str(p.decision) as DecisionKind,
-          reason: str(p.reason),
-          resolver: str(p.resolver),
-          at: ev.timestamp,
-        };
+        const decision = str(p.decision) as DecisionKind;
+        replace(t, idx!, item, { resolved: { decision, reason: str(p.reason), resolver: str(p.resolver), at: ev.timestamp } });
+        const writes = item.request.kind === 'patch' || item.request.kind === 'write';
+        if (writes && !decision.startsWith('reject')) t.approvedPatch = idx!;
       }
       return;
     }
     case 'run.patch.applied': {
       const files = Array.isArray(p.files) ? (p.files as P[]).map((f) => ({ path: str(f.path), action: str(f.action) })) : [];
-      push(t, { kind: 'patch', key: `p${ev.sequence}`, seq: ev.sequence, at: ev.timestamp, tool: str(p.tool), files, checkpointId: str(p.checkpointId) });
+      const item: PatchItem = { kind: 'patch', key: `p${ev.sequence}`, seq: ev.sequence, at: ev.timestamp, tool: str(p.tool), files, checkpointId: str(p.checkpointId) };
+      // The approval just granted for this change carries its diff.
+      const appr = t.approvedPatch === null ? undefined : t.items[t.approvedPatch];
+      if (appr?.kind === 'approval') item.preview = appr.request.preview;
+      t.approvedPatch = null;
+      const h = p.hunks as P | undefined;
+      if (h && typeof h === 'object' && Array.isArray(h.approved)) {
+        item.hunks = { path: str(h.path), approved: (h.approved as unknown[]).filter((n): n is number => typeof n === 'number'), of: num(h.of) ?? 0 };
+      }
+      push(t, item);
       return;
     }
     case 'run.checkpoint.created':
@@ -311,18 +347,13 @@ function reduce(t: Timeline, ev: RunEvent): void {
   push(t, { kind: 'other', key: `o${ev.sequence}`, seq: ev.sequence, at: ev.timestamp, type: ev.type });
 }
 
-function toolItem(t: Timeline, id: string): ToolItem | undefined {
-  const idx = id ? t.byTool[id] : undefined;
-  const item = idx === undefined ? undefined : t.items[idx];
-  return item?.kind === 'tool' ? item : undefined;
-}
-
 function message(t: Timeline, ev: RunEvent, p: P): void {
   const id = str(p.messageId) || `seq${ev.sequence}`;
   const idx = t.byMessage[id];
+  let at = idx;
   let item = idx === undefined ? undefined : t.items[idx];
   if (item?.kind !== 'message') {
-    const at = push(t, {
+    at = push(t, {
       kind: 'message',
       key: `m${id}`,
       seq: ev.sequence,
@@ -336,11 +367,13 @@ function message(t: Timeline, ev: RunEvent, p: P): void {
     item = t.items[at] as MessageItem;
   }
   if (ev.type === 'run.message.delta') {
-    item.text += str(p.text);
+    replace(t, at!, item, { text: item.text + str(p.text) });
     return;
   }
   // The completed message is authoritative: it replaces the streamed text.
-  if (typeof p.text === 'string') item.text = p.text;
-  if (p.role) item.role = str(p.role);
-  item.done = true;
+  replace(t, at!, item, {
+    text: typeof p.text === 'string' ? p.text : item.text,
+    role: p.role ? str(p.role) : item.role,
+    done: true,
+  });
 }

@@ -26,6 +26,12 @@ export interface ListOptions {
   gap?: number;
   /** Distance from the top of the scroll content to the first row. */
   margin?: number;
+  /**
+   * Follow the end, as a chat does: while the view is at the bottom it stays
+   * there when rows are appended or the last rows grow; scrolled up, the row
+   * at the top of the view keeps its place.
+   */
+  follow?: boolean;
 }
 
 /** Height to assume when the scroller has none (no layout yet, or a test DOM). */
@@ -56,6 +62,8 @@ export class VirtualList {
       overscan: o.overscan ?? 8,
       gap: o.gap ?? 0,
       scrollMargin: o.margin ?? 0,
+      anchorTo: o.follow ? ('end' as const) : ('start' as const),
+      followOnAppend: o.follow ?? false,
       getScrollElement: () => this.#el,
       scrollToFn: elementScroll,
       observeElementOffset,
@@ -101,6 +109,15 @@ export class VirtualList {
     this.#v.scrollToIndex(index, { align });
   }
 
+  scrollToEnd(): void {
+    this.#v.scrollToEnd();
+  }
+
+  /** Whether the view is at the end (within 1 px). */
+  atEnd(): boolean {
+    return this.#v.getDistanceFromEnd() <= 1;
+  }
+
   scrollToOffset(offset: number): void {
     this.#v.scrollToOffset(offset);
   }
@@ -110,4 +127,13 @@ export class VirtualList {
     const top = this.#v.scrollOffset ?? 0;
     return this.#v.getVirtualItemForOffset(top)?.index ?? -1;
   }
+}
+
+/** Calls cb with node's height now and whenever it changes (once where there is no ResizeObserver). */
+export function watchHeight(node: HTMLElement, cb: (height: number) => void): () => void {
+  cb(node.offsetHeight);
+  if (typeof ResizeObserver === 'undefined') return () => {};
+  const ro = new ResizeObserver(() => cb(node.offsetHeight));
+  ro.observe(node);
+  return () => ro.disconnect();
 }
