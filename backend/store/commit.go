@@ -101,6 +101,14 @@ func (s *Store) runGroup(group []jobReq) {
 		for i := range group {
 			evs[i], errs[i] = nil, err
 		}
+	} else {
+		n := 0
+		for _, e := range evs {
+			for _, ev := range e {
+				n += len(ev.Payload)
+			}
+		}
+		s.ckpt.committed(n)
 	}
 	s.pubMu.RLock()
 	pub := s.pub

@@ -205,9 +205,12 @@ type eventInserter struct {
 // every argument and steps in one cgo call, instead of one call per
 // argument on the exec path.
 func (in *eventInserter) insert(ctx context.Context, conn *sqlite3.SQLiteConn, rows []emitRow) error {
-	if in.conn != conn {
-		in.close() // the pool replaced a broken connection
+	if in.conn != conn { // the pool replaced a broken connection
+		in.close()
 		in.conn = conn
+		if _, err := conn.ExecContext(ctx, noAutoCheckpoint, nil); err != nil {
+			return fmt.Errorf("writer connection: %w", err)
+		}
 	}
 	for len(rows) > 0 {
 		k := bits.Len(uint(min(len(rows), maxEmitRows))) - 1

@@ -54,6 +54,7 @@ type Store struct {
 	path string
 	w    *sql.DB // the single writer: one connection
 	r    *sql.DB // readers
+	ckpt *checkpointer
 
 	// The committer's statements, prepared once on w: every job runs them.
 	insEvent, spBegin, spRelease *sql.Stmt
@@ -100,6 +101,10 @@ func open(ctx context.Context, path string, migrations fs.FS) (*Store, error) {
 		w.Close()
 		return nil, fmt.Errorf("open store: %w", err)
 	}
+	if _, err := w.ExecContext(ctx, noAutoCheckpoint); err != nil { // see checkpoint.go
+		w.Close()
+		return nil, fmt.Errorf("open store: %w", err)
+	}
 	if err := migrate(ctx, w, path, existed, migrations); err != nil {
 		w.Close()
 		return nil, err
@@ -110,10 +115,14 @@ func open(ctx context.Context, path string, migrations fs.FS) (*Store, error) {
 		return nil, fmt.Errorf("open store readers: %w", err)
 	}
 	r.SetMaxOpenConns(4)
-	s := &Store{path: path, w: w, r: r, jobs: make(chan jobReq, 4096), committerDone: make(chan struct{}),
-		meta: map[string]runMeta{}}
+	ckpt, err := startCheckpointer(path)
+	if err != nil {
+		return nil, errors.Join(err, r.Close(), w.Close())
+	}
+	s := &Store{path: path, w: w, r: r, ckpt: ckpt, jobs: make(chan jobReq, 4096),
+		committerDone: make(chan struct{}), meta: map[string]runMeta{}}
 	if err := s.prepare(ctx); err != nil {
-		return nil, errors.Join(err, s.closeStmts(), r.Close(), w.Close())
+		return nil, errors.Join(err, s.closeStmts(), ckpt.close(), r.Close(), w.Close())
 	}
 	go s.committer()
 	return s, nil
@@ -184,7 +193,7 @@ func (s *Store) Close() error {
 	}
 	s.jobsMu.Unlock()
 	<-s.committerDone
-	return errors.Join(s.closeInserter(), s.closeStmts(), s.r.Close(), s.w.Close())
+	return errors.Join(s.closeInserter(), s.closeStmts(), s.ckpt.close(), s.r.Close(), s.w.Close())
 }
 
 // closeInserter finalizes the emits' statements on their connection, once
