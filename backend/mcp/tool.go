@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -196,7 +197,13 @@ func render(res *sdk.CallToolResult) string {
 func (s *server) crashNote() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.p == nil || !s.exited() {
+	if s.p == nil {
+		return ""
+	}
+	// The call's EOF can arrive a moment before the process is reaped.
+	select {
+	case <-s.p.Done():
+	case <-time.After(time.Second):
 		return ""
 	}
 	note := "; the MCP server stopped (it is started again on the next call)"
