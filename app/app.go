@@ -122,13 +122,22 @@ func (w *Window) shutdown(context.Context) {
 	w.lock.Release()
 }
 
-// focus brings the first window forward when a second instance starts.
-func (w *Window) focus(options.SecondInstanceData) {
+// OpenEvent tells the page that an open request is waiting
+// (SystemAPI.TakeOpen).
+const OpenEvent = "agenthub:open"
+
+// focus brings the first window forward when a second instance starts, and
+// shows the approval the second launch named, if any.
+func (w *Window) focus(data options.SecondInstanceData) {
 	if w.ctx == nil {
 		return
 	}
 	runtime.WindowUnminimise(w.ctx)
 	runtime.Show(w.ctx)
+	if req, ok := api.OpenRequestFromArgs(data.Args); ok {
+		w.core.RequestOpen(req)
+		w.emit(w.ctx, OpenEvent)
+	}
 }
 
 func (w *Window) pickDirectory() (string, error) {

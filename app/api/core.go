@@ -42,6 +42,8 @@ type Core struct {
 	PickDirectory func() (string, error)
 	// Notify sends a desktop notification; only the window sets it.
 	Notify func(heading, body string) error
+
+	openReq opener // what the window was asked to show (open.go)
 }
 
 // DBFile is the SQLite database's name inside the data directory.

@@ -10,6 +10,7 @@ import (
 
 func runWindow(ctx context.Context, e *Env, args []string) error {
 	fl, home := flags(e, "window")
+	approvalID := fl.String("approval", "", "show this pending approval when the window opens")
 	if err := parse(fl, args); err != nil {
 		return err
 	}
@@ -32,5 +33,8 @@ func runWindow(ctx context.Context, e *Env, args []string) error {
 		return err
 	}
 	core := api.New(api.Config{Home: dir, Version: e.Version, Surface: backend.SurfaceWindow, MaxRuns: maxRuns})
+	if *approvalID != "" {
+		core.RequestOpen(api.OpenRequest{ApprovalID: *approvalID})
+	}
 	return e.Window(core, e.Assets)
 }
