@@ -10,6 +10,7 @@ import type {
   Decision,
   DecisionOutcome,
   Info,
+  OpenRequest,
   PolicyView,
   ProfileInfo,
   RunEvent,
@@ -24,6 +25,13 @@ export type TransportKind = 'wails' | 'http';
 
 export interface SystemAPI {
   info(): Promise<Info>;
+  /**
+   * The window only: what it was asked to show, handed out once
+   * (`agenthub window --approval ID`, also from a second launch).
+   */
+  takeOpen?: () => Promise<OpenRequest>;
+  /** The window only: calls back when a new open request waits; returns the unsubscribe. */
+  onOpen?: (cb: () => void) => () => void;
 }
 
 export interface WorkspacesAPI {

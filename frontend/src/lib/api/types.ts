@@ -12,6 +12,11 @@ export interface Settings {
   language: Locale;
 }
 
+/** What the window was asked to show (`agenthub window --approval ID`). */
+export interface OpenRequest {
+  approvalId?: string;
+}
+
 export interface Info {
   version: string;
   /** Data directory with the home directory shown as `~`. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from './error';
-import { createWailsApi, EVENTS_CHANNEL } from './wails';
+import { createWailsApi, EVENTS_CHANNEL, OPEN_CHANNEL } from './wails';
 import type { RunEvent } from './types';
 
 describe('Wails transport', () => {
@@ -47,6 +47,29 @@ describe('Wails transport', () => {
     const err = await createWailsApi({ go: { api: {} } }).settings.get().catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'internal_error' });
     expect((err as ApiError).next).not.toBe('');
+  });
+
+  it('takes the open request once the window says one waits', async () => {
+    const handlers = new Map<string, (...d: unknown[]) => void>();
+    let waiting: { approvalId?: string } | null = null;
+    const api = createWailsApi({
+      go: { api: { SystemAPI: { TakeOpen: async () => ((w) => ((waiting = null), w))(waiting) } } },
+      runtime: {
+        EventsOn(name, cb) {
+          handlers.set(name, cb);
+          return () => handlers.delete(name);
+        },
+      },
+    });
+    expect(await api.system.takeOpen!()).toEqual({}); // Go's zero value may come as null
+    const taken: (string | undefined)[] = [];
+    const off = api.system.onOpen!(() => void api.system.takeOpen!().then((r) => taken.push(r.approvalId)));
+    waiting = { approvalId: 'apr_1' };
+    handlers.get(OPEN_CHANNEL)?.();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(taken).toEqual(['apr_1']);
+    off();
+    expect(handlers.has(OPEN_CHANNEL)).toBe(false);
   });
 
   it('subscribes to agenthub:events batches and unsubscribes', () => {

@@ -19,6 +19,9 @@ export interface WailsWindow {
 /** The Wails event that carries batches of run events (app/events.go). */
 export const EVENTS_CHANNEL = 'agenthub:events';
 
+/** The Wails event that says an open request waits (app/app.go OpenEvent). */
+export const OPEN_CHANNEL = 'agenthub:open';
+
 export function createWailsApi(win: WailsWindow): Api {
   async function call<T>(facade: string, method: string, ...args: unknown[]): Promise<T> {
     const fn = win.go?.api?.[facade]?.[method];
@@ -38,7 +41,17 @@ export function createWailsApi(win: WailsWindow): Api {
 
   return {
     transport: 'wails',
-    system: { info: () => call('SystemAPI', 'Info') },
+    system: {
+      info: () => call('SystemAPI', 'Info'),
+      takeOpen: async () => (await call<import('./types').OpenRequest | null>('SystemAPI', 'TakeOpen')) ?? {},
+      onOpen(cb) {
+        const off = win.runtime?.EventsOn(OPEN_CHANNEL, () => cb());
+        return () => {
+          if (typeof off === 'function') off();
+          else win.runtime?.EventsOff?.(OPEN_CHANNEL);
+        };
+      },
+    },
     workspaces: {
       list: async () => (await call<import('./types').Workspace[] | null>('WorkspacesAPI', 'List')) ?? [],
       add: (path) => call('WorkspacesAPI', 'Add', path),
