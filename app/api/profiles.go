@@ -71,7 +71,7 @@ func (c *Core) loadProfiles() {
 // playbook. home is the data directory.
 func engineProfile(p profile.Profile, home string) (engine.Profile, error) {
 	ep := engine.Profile{Runtime: p.Runtime, Tools: p.Tools, Stop: stopConfig(p.Stop), RunTimeout: p.RunTimeout.Duration,
-		StateKeys: p.StateKeys}
+		StateKeys: p.StateKeys, Executor: engine.Executor(p.Executor)}
 	if len(ep.Tools) == 0 {
 		ep.Tools = builtinTools() // never a runtime's proxy tools
 	}

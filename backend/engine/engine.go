@@ -34,6 +34,7 @@ type Profile struct {
 	RunTimeout time.Duration // hard timeout on active time (CC8); 0 = 30 minutes
 	Scripted   bool          // a playbook, never an AI model
 	StateKeys  []string      // state keys a sub-agent of this profile registers (delegate.go)
+	Executor   Executor      // how a step's calls execute (EX1, executor.go); empty = sequential
 }
 
 // Config wires an engine.

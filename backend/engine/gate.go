@@ -78,6 +78,16 @@ func (rc *runCtl) block(c *callState, action *backend.GatedAction, res backend.P
 // committed first, then the action is verified and executed (AP11).
 func (rc *runCtl) byPolicy(tool backend.Tool, c *callState, a backend.GatedAction,
 	by map[string]any) (*ending, bool) {
+	if end, ok := rc.resolveByPolicy(c, a, by); !ok {
+		return end, end != nil
+	}
+	return rc.verified(tool, c, nil, nil)
+}
+
+// resolveByPolicy commits run.approval.resolved{resolver:"policy"} and its
+// audit entry for a call a rule or grant approves. ok is false when the
+// call cannot proceed (its result, or the run's ending, is recorded).
+func (rc *runCtl) resolveByPolicy(c *callState, a backend.GatedAction, by map[string]any) (end *ending, ok bool) {
 	hash, err := subjectHash(a)
 	if err != nil {
 		return rc.finish(c, backend.CallFailed, "invalid action subject", true), false
@@ -97,9 +107,9 @@ func (rc *runCtl) byPolicy(tool backend.Tool, c *callState, a backend.GatedActio
 		return err
 	})
 	if err != nil {
-		return failed(backend.FailInternal, "could not record the policy approval"), true
+		return failed(backend.FailInternal, "could not record the policy approval"), false
 	}
-	return rc.verified(tool, c, nil, nil)
+	return nil, true
 }
 
 // verified executes an approved call only while its action is exactly what

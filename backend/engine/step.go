@@ -28,14 +28,12 @@ func (rc *runCtl) loop() *ending {
 				}
 				return &ending{state: backend.RunCompleted, end: store.End{DoneReason: backend.DoneNatural}}
 			}
-			if end := rc.runTools(nil); end != nil {
+			if end := rc.runBatch(); end != nil { // executor.go
 				return end
 			}
 		}
-		for rc.suspended() {
-			if end := rc.wait(); end != nil {
-				return end
-			}
+		if end := rc.waitAll(); end != nil { // executor.go: the executor's replay policy
+			return end
 		}
 		if end := rc.stepEnd(rc.cur.Assistant.Text); end != nil {
 			return end

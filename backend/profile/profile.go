@@ -70,6 +70,9 @@ type Profile struct {
 	Command    Command  `toml:"command"`
 	RunTimeout Duration `toml:"run_timeout"`
 	Stop       Stop     `toml:"stop"`
+	// Executor runs a step's tool calls: sequential (default),
+	// parallel_batch_approval or parallel_streaming (run-model.md §5).
+	Executor string `toml:"executor"`
 	// StateKeys are the state keys a sub-agent of this profile registers:
 	// a delegate seed may set only these, and only these come back.
 	StateKeys []string `toml:"state_keys"`
@@ -161,6 +164,9 @@ func (p Profile) validate() error {
 		return fmt.Errorf("key_env %q must be the name of an environment variable, not a key", p.KeyEnv)
 	case p.MaxTokens < 0:
 		return errors.New("max_tokens must not be negative")
+	case p.Executor != "" && p.Executor != "sequential" && p.Executor != "parallel_batch_approval" &&
+		p.Executor != "parallel_streaming":
+		return fmt.Errorf("executor %q: use sequential, parallel_batch_approval or parallel_streaming", p.Executor)
 	case p.Keychain != "" && p.KeyEnv != "":
 		return errors.New("key_env and keychain both name the key: keep one")
 	case p.ContextWindow < 0 || (p.ContextWindow > 0 && p.ContextWindow < 1024):
