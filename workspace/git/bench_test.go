@@ -107,24 +107,27 @@ func BenchmarkStatus20k(b *testing.B) {
 		})
 	}
 	b.Run("paired", func(b *testing.B) {
-		took := make([][]float64, len(statusPaths))
+		wall := make([][]float64, len(statusPaths))
+		cpu := make([][]float64, len(statusPaths))
 		n := 0
 		for b.Loop() {
 			for k := range statusPaths {
 				i := (n + k) % len(statusPaths)
-				t0 := time.Now()
+				t0, c0 := time.Now(), cpuTime()
 				statusPaths[i].run(b, dir)
-				took[i] = append(took[i], float64(time.Since(t0).Microseconds())/1000)
+				wall[i] = append(wall[i], float64(time.Since(t0).Microseconds())/1000)
+				cpu[i] = append(cpu[i], float64((cpuTime()-c0).Microseconds())/1000)
 			}
 			n++
 		}
-		git, cli, gogit := took[0], took[1], took[2]
-		b.ReportMetric(median(git), "git-ms")
-		b.ReportMetric(median(cli), "cli-ms")
-		b.ReportMetric(median(gogit), "gogit-ms")
-		b.ReportMetric(median(ratios(cli, git)), "cli/git")
-		b.ReportMetric(median(ratios(gogit, git)), "gogit/git")
-		b.ReportMetric(median(ratios(gogit, cli)), "gogit/cli")
+		for i, name := range []string{"git", "cli", "gogit"} {
+			b.ReportMetric(median(wall[i]), name+"-ms")
+			b.ReportMetric(median(cpu[i]), name+"-cpu-ms")
+		}
+		b.ReportMetric(median(ratios(wall[1], wall[0])), "cli/git")
+		b.ReportMetric(median(ratios(wall[2], wall[0])), "gogit/git")
+		b.ReportMetric(median(ratios(cpu[1], cpu[0])), "cli/git-cpu")
+		b.ReportMetric(median(ratios(cpu[2], cpu[0])), "gogit/git-cpu")
 	})
 }
 
