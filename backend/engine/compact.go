@@ -176,6 +176,7 @@ func (rc *runCtl) compact(reason string) error {
 // It sends no tools, so the model can only answer in text, and streams
 // nothing to the run: the summary is shown in run.context.compacted.
 func (rc *runCtl) summarise(msgs []backend.Message, words int) (string, error) {
+	rc.extendForCompaction()
 	ctx, cancel := context.WithTimeout(rc.ctx, compactionTimeout)
 	defer cancel()
 	prompt := summaryPrompt(rc.cx.summary, msgs, words)
@@ -194,6 +195,26 @@ func (rc *runCtl) summarise(msgs []backend.Message, words int) (string, error) {
 		return "", errors.New("summary request: the model returned no text")
 	}
 	return text, nil
+}
+
+// extendForCompaction is CC8: when the hard timeout could expire during
+// this compaction, its deadline moves out once by the compaction timeout,
+// so a summary under way is not cut off by the run's clock.
+func (rc *runCtl) extendForCompaction() {
+	if rc.cx.extended || rc.timer == nil || rc.activeSince.IsZero() {
+		return
+	}
+	limit := rc.p.RunTimeout
+	if limit <= 0 {
+		limit = 30 * time.Minute
+	}
+	left := limit - time.Duration(rc.st.ActiveMS)*time.Millisecond - time.Since(rc.activeSince)
+	if left >= compactionTimeout || !rc.timer.Stop() { // far enough, or already fired
+		return
+	}
+	rc.cx.extended = true
+	rc.timer = time.AfterFunc(max(left, 0)+compactionTimeout, func() { rc.stop(errTimeout) })
+	rc.e.log.Info("hard timeout extended for a compaction", "run_id", rc.rec.ID, "by", compactionTimeout)
 }
 
 // summaryInputChars bounds what one summary request carries, so the

@@ -288,3 +288,38 @@ func TestTruncateTextKeepsHeadTailAndRunes(t *testing.T) {
 		t.Errorf("short text changed")
 	}
 }
+
+// TestHardTimeoutExtendedDuringCompaction is CC8: the run's 1 s timeout
+// would expire while the summary request hangs; the deadline is extended
+// by the compaction timeout, so the compaction's own cap ends it (CX2) and
+// the run fails with context_overflow, not run_timeout.
+func TestHardTimeoutExtendedDuringCompaction(t *testing.T) {
+	old := compactionTimeout
+	compactionTimeout = 1500 * time.Millisecond
+	defer func() { compactionTimeout = old }()
+	w := wires[0]
+	srv := w.server(bigCall("c1", 10), w.overflow, llmtest.Turn{Text: []string{"summ"}, Hang: true})
+	defer srv.Close()
+	model := llm.AsModel(llm.NewFallback(w.client(srv), llm.Retry{Attempts: 1}), llm.ModelConfig{Model: "primary-model"})
+	st, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "a.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.AddWorkspace(t.Context(), backend.Workspace{ID: "ws_1", Name: "w", Path: "/abs/w", DisplayPath: "~/w"},
+		store.By{Actor: "me", Surface: backend.SurfaceCLI}); err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{st: st}
+	f.e = New(Config{Store: st, Default: "test", Tools: map[string]backend.Tool{"big": bigTool{}},
+		Profiles: map[string]Profile{"test": {Runtime: "native", Model: model, Stop: DefaultStop, RunTimeout: time.Second}}})
+	defer f.close(t)
+	r, err := f.e.Start(t.Context(), StartRequest{WorkspaceID: "ws_1", Task: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.waitDone(t, r.ID)
+	r, _ = f.e.Run(t.Context(), r.ID)
+	if r.State != backend.RunFailed || r.Failure == nil || r.Failure.Code != backend.FailContextOverflow {
+		t.Fatalf("run %s %+v, want Failed(context_overflow) after the compaction's cap", r.State, r.Failure)
+	}
+}

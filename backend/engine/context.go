@@ -45,6 +45,7 @@ type contextState struct {
 	truncLimit  int  // characters kept of each tool result; 0 = no truncation
 	compactions int  // summaries made in this activation
 	truncTried  bool // the overflow route's one truncation was applied (CX4 step 4)
+	extended    bool // the hard timeout was extended for a compaction (CC8), once per run
 }
 
 // summaryPreamble introduces the summary to the model; the kept messages
