@@ -12,6 +12,7 @@ import (
 	"agenthub/backend/profile"
 	"agenthub/backend/runtime/acp"
 	"agenthub/backend/runtime/claude"
+	"agenthub/backend/runtime/codex"
 	"agenthub/backend/runtime/script"
 	"agenthub/backend/tools"
 )
@@ -61,6 +62,9 @@ func (c *Core) loadProfiles() {
 		if caps, ok := acpCapabilities(p); ok {
 			info.Capabilities = &caps
 		}
+		if caps, ok := codexCapabilities(p); ok {
+			info.Provider, info.Capabilities = profile.ProviderOpenAI, &caps
+		}
 		c.profiles = append(c.profiles, info)
 	}
 	sort.SliceStable(c.profiles[1:], func(i, j int) bool { return c.profiles[i+1].Name < c.profiles[j+1].Name })
@@ -84,6 +88,8 @@ func engineProfile(p profile.Profile, home string) (engine.Profile, error) {
 		return ep, nil
 	case profile.RuntimeACP, profile.RuntimeGemini:
 		return acpProfile(p, home, ep), nil
+	case profile.RuntimeCodex:
+		return codexProfile(p, home, ep), nil
 	case profile.RuntimeScript:
 		text, err := os.ReadFile(p.Playbook)
 		if err != nil {
@@ -131,6 +137,9 @@ func withRuntimeTools(builtin map[string]backend.Tool) map[string]backend.Tool {
 		builtin[name] = t
 	}
 	for name, t := range acp.Tools() {
+		builtin[name] = t
+	}
+	for name, t := range codex.Tools() {
 		builtin[name] = t
 	}
 	return builtin

@@ -33,6 +33,7 @@ const (
 	RuntimeClaude = "claude" // the Claude Code CLI, its permission prompts gated by AgentHub
 	RuntimeACP    = "acp"    // any agent speaking ACP on stdio, started with the profile's command
 	RuntimeGemini = "gemini" // Gemini CLI over ACP (`gemini --acp`)
+	RuntimeCodex  = "codex"  // the Codex CLI: app-server approvals gated by AgentHub (see codex.go)
 )
 
 // Providers of the native runtime.
@@ -70,6 +71,10 @@ type Profile struct {
 	Command    Command  `toml:"command"`
 	RunTimeout Duration `toml:"run_timeout"`
 	Stop       Stop     `toml:"stop"`
+	// Gating, Sandbox and Mode are settings of the codex runtime (codex.go).
+	Gating  string `toml:"gating"`
+	Sandbox string `toml:"sandbox"`
+	Mode    string `toml:"mode"`
 	// Executor runs a step's tool calls: sequential (default),
 	// parallel_batch_approval or parallel_streaming (run-model.md §5).
 	Executor string `toml:"executor"`
@@ -152,10 +157,14 @@ func (p Profile) validate() error {
 		return nil
 	case p.Runtime == RuntimeClaude:
 		return p.validateClaude()
+	case p.Runtime == RuntimeCodex:
+		return p.validateCodex()
+	case p.Gating != "" || p.Sandbox != "" || p.Mode != "":
+		return errors.New("gating, sandbox and mode are settings of the codex runtime")
 	case p.Runtime == RuntimeACP || p.Runtime == RuntimeGemini:
 		return p.validateACP()
 	case p.Runtime != RuntimeNative:
-		return fmt.Errorf("runtime %q: use native, claude, gemini, acp or script", p.Runtime)
+		return fmt.Errorf("runtime %q: use native, claude, codex, gemini, acp or script", p.Runtime)
 	case p.Provider != ProviderOpenAI && p.Provider != ProviderAnthropic:
 		return fmt.Errorf("provider %q: use openai (also for Ollama, LM Studio, llama.cpp, vLLM) or anthropic", p.Provider)
 	case p.Model == "":

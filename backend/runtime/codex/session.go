@@ -1,0 +1,540 @@
+package codex
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"agenthub/backend"
+	"agenthub/backend/patch"
+	"agenthub/backend/proc"
+	"agenthub/backend/redact"
+	"agenthub/workspace"
+)
+
+// session is one Codex process serving one run. The model's Stream and
+// the proxy tools meet here: the reader (proc's output goroutine) turns
+// stdout lines into queued events and item states; Stream consumes the
+// queue; a proxy tool's Execute answers an approval request and waits for
+// the item it approved to complete.
+type session struct {
+	id   string
+	cfg  Config
+	bin  binary
+	task string
+
+	// Set once by start, before any line is read.
+	root, realRoot string // absolute; never shown
+	runID          string
+	p              *proc.Process
+	raw            *rawLog
+	red            *redact.Redactor
+
+	wmu sync.Mutex // one writer on stdin at a time
+
+	mu           sync.Mutex
+	changed      chan struct{} // closed and replaced on every change
+	queue        []event
+	pending      map[string]chan line  // AgentHub's requests by id; nil channel: answer ignored
+	nextID       int                   // of AgentHub's requests
+	items        map[string]*itemState // by item id
+	reqs         map[string]*request   // by call id
+	thread       string
+	turn         string
+	turnDone     bool
+	diags        []diag // problems not yet emitted as events
+	invalid      int    // lines that could not be used, in all
+	lines        int
+	degraded     bool // a problem was recorded; runtime.degraded is emitted once
+	nextObserved int
+	usage        tokenTotals
+	reported     tokenTotals // usage already handed to the engine
+	lastErr      *turnError
+	exited       bool
+	exitCode     int
+	stderr       string // scrubbed and redacted tail, once exited
+}
+
+// eventKind is what Stream takes from the queue.
+type eventKind int
+
+const (
+	evDelta    eventKind = iota // agent text as it streams
+	evText                      // a completed agent message
+	evApproval                  // an approval request to put to the gate
+	evObserved                  // a command or file change Codex made without asking
+	evTurnDone                  // the turn ended
+	evExit                      // the process exited
+	evFail                      // the session could not start
+)
+
+type event struct {
+	kind eventKind
+	text string
+	req  *request
+	item threadItem
+	turn turn
+	err  error
+}
+
+// itemState is what is known of one item of the turn.
+type itemState struct {
+	started threadItem
+	done    *threadItem
+	asked   bool // an approval request named it
+}
+
+// request is one approval request of Codex, proxied to the engine as one
+// call (a command) or one call per file (a file change).
+type request struct {
+	rpcID    json.RawMessage // as Codex sent it
+	key      string          // its text, in call ids and arguments
+	method   string
+	itemID   string
+	cmd      commandApproval
+	files    []fileArgs // file change: one per call, workspace-relative
+	calls    []string
+	approved map[int]patch.Proposal // file change: the approved proposal of each call
+	sent     bool                   // handed to the engine as calls
+	answered bool
+	decision string
+}
+
+// diag is a problem with the CLI's output, for schema.validation_failed.
+type diag struct {
+	Runtime string `json:"runtime"`
+	Line    int    `json:"line"`
+	Problem string `json:"problem"`
+	Excerpt string `json:"excerpt,omitempty"`
+}
+
+// maxInvalid ends a session whose output has stopped making sense.
+const maxInvalid = 200
+
+// handshakeTimeout bounds each request of the start-up handshake.
+const handshakeTimeout = 2 * time.Minute
+
+func newSession(cfg Config, bin binary, task string) *session {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return &session{id: "cx" + hex.EncodeToString(b[:]), cfg: cfg, bin: bin, task: task,
+		changed: make(chan struct{}), pending: map[string]chan line{}, items: map[string]*itemState{},
+		reqs: map[string]*request{}}
+}
+
+// startCallID is the id of the call that starts the session.
+func (s *session) startCallID() string { return "codex-" + s.id + "-start" }
+
+// launch starts the CLI in the workspace root; the process lives until the
+// turn ends, a cancel (through Track) or stop.
+func (s *session) launch(env backend.ToolEnv, args []string, stdin bool, onLine func([]byte, bool)) error {
+	if env.WorkspaceRoot == "" {
+		return errors.New("the run has no workspace root")
+	}
+	s.root, s.runID = env.WorkspaceRoot, env.RunID
+	s.realRoot, _ = filepath.EvalSymlinks(env.WorkspaceRoot)
+	path := proc.LoginPath(context.Background())
+	environ := s.cfg.environ(path)
+	s.red = redact.NewFromEnviron(environ, keyEnv)
+	if err := s.cfg.prepareHome(s.bin.Path); err != nil {
+		return err
+	}
+	raw, err := openRaw(s.cfg.rawDir(), s.id)
+	if err != nil {
+		return err
+	}
+	s.raw = raw
+	p, err := proc.Start(context.Background(), proc.Spec{Path: s.bin.Path, Args: args, Dir: s.root,
+		Env: environ, Stdin: stdin, Lines: onLine, MaxOutput: 256 << 10})
+	if err != nil {
+		raw.close()
+		return &backend.Error{Code: backend.FailRuntimeUnavailable, Message: "the Codex CLI could not be started", Err: err}
+	}
+	s.p = p
+	if env.Track != nil {
+		env.Track(stopper{s})
+	}
+	go s.watchExit()
+	return nil
+}
+
+// start launches `codex app-server`, checks the thread's approval settings
+// and starts the turn with the task.
+func (s *session) start(ctx context.Context, env backend.ToolEnv) error {
+	if err := s.launch(env, s.cfg.appServerArgs(), true, s.onLine); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, handshakeTimeout)
+	defer cancel()
+	if _, err := s.call(ctx, "initialize", map[string]any{"clientInfo": map[string]any{"name": "agenthub",
+		"title": "AgentHub", "version": "0.1.0"}}); err != nil {
+		return err
+	}
+	if err := s.send(map[string]any{"method": "initialized"}); err != nil {
+		return err
+	}
+	res, err := s.call(ctx, "thread/start", map[string]any{"cwd": s.root, "sandbox": s.cfg.sandbox(),
+		"approvalPolicy": "untrusted", "approvalsReviewer": "user", "model": s.cfg.Model, "ephemeral": true})
+	if err != nil {
+		return err
+	}
+	thread, err := checkThread(res, s.cfg.sandbox())
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.thread = thread
+	s.mu.Unlock()
+	res, err = s.call(ctx, "turn/start", map[string]any{"threadId": thread,
+		"input": []any{map[string]any{"type": "text", "text": s.task}}})
+	if err != nil {
+		return err
+	}
+	var t struct {
+		Turn struct {
+			ID string `json:"id"`
+		} `json:"turn"`
+	}
+	if json.Unmarshal(res, &t) != nil || t.Turn.ID == "" {
+		return schemaError("turn/start answered without a turn id")
+	}
+	s.mu.Lock()
+	s.turn = t.Turn.ID
+	s.mu.Unlock()
+	return nil
+}
+
+// sandboxTypes maps the sandbox modes to how thread/start reports them.
+var sandboxTypes = map[string]string{SandboxReadOnly: "readOnly", SandboxWorkspaceWrite: "workspaceWrite"}
+
+// checkThread reads thread/start's answer and fails closed unless Codex
+// took AgentHub's settings: every command and patch asks ("untrusted"),
+// the user (AgentHub) reviews, and the sandbox is the one asked for.
+func checkThread(res json.RawMessage, sandbox string) (string, error) {
+	var r struct {
+		Thread struct {
+			ID string `json:"id"`
+		} `json:"thread"`
+		Policy   json.RawMessage `json:"approvalPolicy"`
+		Reviewer string          `json:"approvalsReviewer"`
+		Sandbox  struct {
+			Type string `json:"type"`
+		} `json:"sandbox"`
+	}
+	if err := json.Unmarshal(res, &r); err != nil || r.Thread.ID == "" {
+		return "", schemaError("thread/start answered without a thread id")
+	}
+	if string(r.Policy) != `"untrusted"` || r.Reviewer != "user" || r.Sandbox.Type != sandboxTypes[sandbox] {
+		return "", &backend.Error{Code: backend.FailPermissionDenied, Detail: "codex_settings",
+			Message: fmt.Sprintf("Codex did not take AgentHub's approval settings (policy %s, reviewer %q, sandbox %q); "+
+				"the run is refused rather than left ungated", clip(string(r.Policy), 40), clip(r.Reviewer, 20),
+				clip(r.Sandbox.Type, 30))}
+	}
+	return r.Thread.ID, nil
+}
+
+func schemaError(msg string) error {
+	return &backend.Error{Code: backend.FailSchemaValidation, Message: "Codex: " + msg}
+}
+
+// send writes one JSON message to the CLI.
+func (s *session) send(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode a message for Codex: %w", err)
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	in := s.p.Stdin()
+	if in == nil {
+		return errors.New("the Codex CLI takes no input in this mode")
+	}
+	if _, err := in.Write(append(b, '\n')); err != nil {
+		return &backend.Error{Code: backend.FailRuntimeUnavailable, Message: "the Codex CLI stopped reading its input", Err: err}
+	}
+	return nil
+}
+
+// request sends one of AgentHub's requests; wait says whether its answer
+// is wanted.
+func (s *session) request(method string, params any, wait bool) (string, chan line, error) {
+	s.mu.Lock()
+	s.nextID++
+	n := s.nextID
+	id := strconv.Itoa(n)
+	var ch chan line
+	if wait {
+		ch = make(chan line, 1)
+	}
+	s.pending[id] = ch
+	s.mu.Unlock()
+	err := s.send(map[string]any{"id": n, "method": method, "params": params})
+	return id, ch, err
+}
+
+// call sends a request and waits for its answer.
+func (s *session) call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	id, ch, err := s.request(method, params, true)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case l := <-ch:
+		if l.Error != nil {
+			return nil, &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "rpc",
+				Message: fmt.Sprintf("Codex refused %s: %s", method, s.scrub(clip(l.Error.Message, 300)))}
+		}
+		return l.Result, nil
+	case <-s.p.Done():
+		return nil, s.exitError()
+	case <-ctx.Done():
+		s.mu.Lock()
+		delete(s.pending, id)
+		s.mu.Unlock()
+		return nil, &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "handshake",
+			Message: "the Codex CLI did not answer " + method, Err: ctx.Err()}
+	}
+}
+
+// steer tells the agent something in the running turn (turn/steer): it
+// reaches the model with its next request.
+func (s *session) steer(text string) {
+	s.mu.Lock()
+	thread, turn, done := s.thread, s.turn, s.turnDone
+	s.mu.Unlock()
+	if thread == "" || done {
+		return
+	}
+	_, _, _ = s.request("turn/steer", map[string]any{"threadId": thread, "expectedTurnId": turn,
+		"input": []any{map[string]any{"type": "text", "text": text}}}, false)
+}
+
+// answer sends the one answer an approval request gets: "accept" or
+// "decline" ("cancel" while the run stops). Never acceptForSession or a
+// policy amendment: grants stay with AgentHub (AP14).
+func (s *session) answer(r *request, decision string) error {
+	s.mu.Lock()
+	if r.answered {
+		s.mu.Unlock()
+		return errors.New("this Codex request was already answered")
+	}
+	r.answered, r.decision = true, decision
+	s.mu.Unlock()
+	return s.send(map[string]any{"id": r.rpcID, "result": map[string]any{"decision": decision}})
+}
+
+// decline turns a request down and tells the agent why, first, so that
+// the reason reaches the model with Codex's own "rejected by user".
+func (s *session) decline(r *request, why string) {
+	s.mu.Lock()
+	answered := r.answered
+	s.mu.Unlock()
+	if answered {
+		return
+	}
+	s.steer("AgentHub: " + why)
+	_ = s.answer(r, "decline")
+}
+
+// waitItem waits for an item to complete.
+func (s *session) waitItem(ctx context.Context, id string) (threadItem, error) {
+	for {
+		s.mu.Lock()
+		st := s.items[id]
+		exited, wait := s.exited, s.changed
+		s.mu.Unlock()
+		switch {
+		case st != nil && st.done != nil:
+			return *st.done, nil
+		case exited:
+			return threadItem{}, errors.New("the Codex CLI exited before it reported the result")
+		}
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return threadItem{}, ctx.Err()
+		}
+	}
+}
+
+// watchExit records the end of the process and wakes every waiter.
+func (s *session) watchExit() {
+	res, _ := s.p.Wait()
+	tail := res.Stderr
+	if len(tail) > 2048 {
+		tail = tail[len(tail)-2048:]
+	}
+	s.mu.Lock()
+	s.exited, s.exitCode = true, res.ExitCode
+	s.stderr = s.scrub(string(tail))
+	s.queue = append(s.queue, event{kind: evExit})
+	s.signal()
+	s.mu.Unlock()
+	s.raw.close()
+}
+
+// signal wakes waiters; s.mu is held.
+func (s *session) signal() {
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+// scrub removes machine paths and secrets from text the CLI produced.
+func (s *session) scrub(text string) string {
+	if s.realRoot != "" && s.realRoot != s.root {
+		text = workspace.Scrub(text, s.realRoot, "")
+	}
+	text = workspace.Scrub(text, s.root, homeDir())
+	if s.red == nil {
+		return text
+	}
+	return s.red.String(text)
+}
+
+// problem records an unusable line; s.mu is held.
+func (s *session) problem(why string, b []byte) {
+	s.invalid++
+	d := diag{Runtime: "codex", Line: s.lines, Problem: why}
+	if b != nil {
+		d.Excerpt = clip(s.scrub(string(b)), 200)
+	}
+	if len(s.diags) < 50 {
+		s.diags = append(s.diags, d)
+	}
+	if s.invalid == maxInvalid && s.p != nil {
+		go func() { _ = s.p.Stop(2 * time.Second) }()
+	}
+}
+
+// pop takes the next queued event, or returns the channel that closes when
+// there may be one.
+func (s *session) pop() (event, bool, <-chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.queue) == 0 {
+		return event{}, false, s.changed
+	}
+	ev := s.queue[0]
+	s.queue = s.queue[1:]
+	return ev, true, nil
+}
+
+// pushFront puts an event back to be taken first.
+func (s *session) pushFront(ev event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.queue = append([]event{ev}, s.queue...)
+}
+
+// takeUsage is the usage not yet handed to the engine.
+func (s *session) takeUsage() backend.Usage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	u := backend.Usage{InputTokens: s.usage.Input - s.reported.Input, OutputTokens: s.usage.Output - s.reported.Output}
+	s.reported = s.usage
+	return u
+}
+
+// fail makes the next Stream end the run with err.
+func (s *session) fail(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.queue = append(s.queue, event{kind: evFail, err: err})
+	s.signal()
+}
+
+// closeGrace bounds how long a finished CLI may take to exit after its
+// input is closed.
+const closeGrace = 10 * time.Second
+
+// finish ends a session whose turn is over: the CLI exits when its input
+// closes; one that does not is stopped.
+func (s *session) finish() {
+	if s.p != nil {
+		s.wmu.Lock()
+		if in := s.p.Stdin(); in != nil {
+			_ = in.Close()
+		}
+		s.wmu.Unlock()
+		select {
+		case <-s.p.Done():
+		case <-time.After(closeGrace):
+			_ = s.p.Stop(2 * time.Second)
+		}
+	}
+	s.drop()
+}
+
+// stop ends the session at once (cancel, failure): interrupt, then a
+// graceful stop, then kill.
+func (s *session) stop() { _ = stopper{s}.Stop(2 * time.Second) }
+
+// stopper is what the run tracks: a cancel, the hard timeout or shutdown
+// interrupts the turn, closes Codex's input, and stops the whole process
+// group after the grace period; the session is forgotten.
+type stopper struct{ s *session }
+
+func (st stopper) Stop(grace time.Duration) error {
+	s := st.s
+	defer s.drop()
+	if s.p == nil {
+		return nil
+	}
+	deadline := time.Now().Add(grace)
+	s.mu.Lock()
+	thread, turn, done := s.thread, s.turn, s.turnDone || s.exited
+	var open []*request
+	for _, r := range s.reqs {
+		if !r.answered && !slices.Contains(open, r) {
+			open = append(open, r)
+		}
+	}
+	s.mu.Unlock()
+	for _, r := range open {
+		_ = s.answer(r, "cancel")
+	}
+	if !done && thread != "" && turn != "" {
+		_, _, _ = s.request("turn/interrupt", map[string]any{"threadId": thread, "turnId": turn}, false)
+		s.waitTurnDone(min(grace/2, 2*time.Second))
+	}
+	s.wmu.Lock()
+	if in := s.p.Stdin(); in != nil {
+		_ = in.Close()
+	}
+	s.wmu.Unlock()
+	select {
+	case <-s.p.Done():
+	case <-time.After(time.Until(deadline)):
+	}
+	return s.p.Stop(max(time.Until(deadline), 500*time.Millisecond))
+}
+
+// waitTurnDone waits at most d for the turn to end or the process to exit.
+func (s *session) waitTurnDone(d time.Duration) {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	for {
+		s.mu.Lock()
+		done, wait := s.turnDone || s.exited, s.changed
+		s.mu.Unlock()
+		if done {
+			return
+		}
+		select {
+		case <-wait:
+		case <-timer.C:
+			return
+		}
+	}
+}
+
+// drop forgets the session.
+func (s *session) drop() { live.remove(s) }

@@ -1,0 +1,254 @@
+package codex
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"agenthub/backend"
+)
+
+// Event types this runtime adds to the run's stream (EV13 keeps unknown
+// types): the CLI that ran, a warning when its version is not the one the
+// adapter was tested with (AD4), a run whose record of the CLI is
+// incomplete, and an action Codex took without asking.
+const (
+	EvRuntimeStarted backend.EventType = "runtime.started"
+	EvVersionDrift   backend.EventType = "runtime.version_drift"
+	EvDegraded       backend.EventType = "runtime.degraded"
+	EvUngated        backend.EventType = "runtime.ungated_action"
+)
+
+const (
+	actionStart  = "start"
+	actionReport = "report"
+)
+
+// sessionArgs are the arguments of the session tool's calls.
+type sessionArgs struct {
+	Session string `json:"session"`
+	Action  string `json:"action"`
+	Mode    string `json:"mode,omitempty"`
+	Version string `json:"version,omitempty"`
+	SHA256  string `json:"sha256,omitempty"`
+	Tested  string `json:"testedVersion,omitempty"`
+}
+
+// sessionTool starts a run's CLI (the first point where the run's
+// workspace, id, event log and process tracking are at hand) and records
+// problems with its output. It needs no approval: it changes nothing in the
+// workspace, and every action of the CLI is gated on its own (or, with
+// advisory gating, recorded).
+type sessionTool struct{}
+
+func (sessionTool) Spec() backend.ToolSpec {
+	return spec(ToolSession, "Starts the Codex CLI for this run, or records what it printed that AgentHub could not read.")
+}
+
+func (sessionTool) Action(context.Context, backend.ToolEnv, json.RawMessage) (*backend.GatedAction, error) {
+	return nil, nil
+}
+
+func (sessionTool) Execute(ctx context.Context, env backend.ToolEnv, in backend.ToolInput) (backend.ToolResult, error) {
+	var a sessionArgs
+	if err := json.Unmarshal(in.Arguments, &a); err != nil {
+		return backend.ToolResult{Content: "not a Codex session call", IsError: true}, nil
+	}
+	s, ok := live.byID(a.Session)
+	if !ok {
+		return backend.ToolResult{Content: errGone.Message, IsError: true}, nil
+	}
+	if a.Action == actionReport {
+		n := len(s.takeDiagsFor(env))
+		return backend.ToolResult{Content: fmt.Sprintf("Codex printed %d line(s) AgentHub could not read; "+
+			"they are kept in the raw output and recorded as %s events", n, backend.EvSchemaValidation)}, nil
+	}
+	start := s.start
+	if s.cfg.advisory() {
+		start = s.startExec
+	}
+	if err := start(ctx, env); err != nil {
+		s.stopQuietly()
+		s.fail(err)
+		return backend.ToolResult{Content: "the Codex CLI could not be started", IsError: true}, nil
+	}
+	s.announce(env)
+	msg := fmt.Sprintf("Codex %s started in the workspace (binary sha256 %s); its commands and patches come to "+
+		"AgentHub for approval", s.bin.Version, short(s.bin.SHA256))
+	if s.cfg.advisory() {
+		msg = fmt.Sprintf("Codex %s started in the workspace (binary sha256 %s) with advisory gating: it acts "+
+			"inside its %s sandbox without asking, and AgentHub records what it did", s.bin.Version,
+			short(s.bin.SHA256), s.cfg.sandbox())
+	}
+	if s.bin.Drift() {
+		msg += "; " + driftWarning(s.bin.Version)
+	}
+	return backend.ToolResult{Content: msg}, nil
+}
+
+// stopQuietly stops a process that failed to start properly, keeping the
+// session so that the next Stream reports the failure.
+func (s *session) stopQuietly() {
+	if s.p != nil {
+		_ = s.p.Stop(2 * time.Second)
+	}
+}
+
+func driftWarning(version string) string {
+	return fmt.Sprintf("warning: this is Codex %s, but AgentHub was tested with %s; its output may not be "+
+		"understood (install the tested version: %s)", version, TestedVersion, InstallHint)
+}
+
+// announce records the CLI that runs (AD4) and warns on drift.
+func (s *session) announce(env backend.ToolEnv) {
+	if env.Emit == nil {
+		return
+	}
+	mode := "app-server"
+	if s.cfg.advisory() {
+		mode = "exec"
+	}
+	env.Emit(EvRuntimeStarted, map[string]any{"runtime": "codex", "mode": mode, "version": s.bin.Version,
+		"sha256": s.bin.SHA256, "testedVersion": TestedVersion, "drift": s.bin.Drift(), "sessionId": s.id,
+		"sandbox": s.cfg.sandbox(), "rawOutput": rawName(s.id), "capabilities": Capabilities(s.cfg.Gating)})
+	if s.bin.Drift() {
+		env.Emit(EvVersionDrift, map[string]any{"runtime": "codex", "version": s.bin.Version,
+			"testedVersion": TestedVersion, "message": driftWarning(s.bin.Version)})
+	}
+}
+
+// takeDiags returns the problems not yet emitted, and whether the run is
+// to be marked degraded now (the first time there are any).
+func (s *session) takeDiags() ([]diag, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d := s.diags
+	s.diags = nil
+	first := len(d) > 0 && !s.degraded
+	if first {
+		s.degraded = true
+	}
+	return d, first
+}
+
+func (s *session) pendingDiags() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.diags) > 0
+}
+
+// emitDiags records pending problems as schema.validation_failed events.
+func (s *session) emitDiags(env backend.ToolEnv) { s.takeDiagsFor(env) }
+
+// takeDiagsFor emits the pending problems and returns them; the first
+// time, the run is marked degraded: its record of what Codex did may be
+// incomplete.
+func (s *session) takeDiagsFor(env backend.ToolEnv) []diag {
+	d, first := s.takeDiags()
+	if env.Emit != nil {
+		for _, x := range d {
+			env.Emit(backend.EvSchemaValidation, x)
+		}
+		if first {
+			env.Emit(EvDegraded, map[string]any{"runtime": "codex", "reason": "schema_validation_failed",
+				"message": "Codex printed output AgentHub could not read; the run's record of what Codex did may be " +
+					"incomplete (the raw output is kept)", "rawOutput": rawName(s.id)})
+		}
+	}
+	return d
+}
+
+// observedTool records a command or file change Codex made without asking
+// AgentHub first: the normal case with advisory gating, a breach of the
+// gate otherwise. Nothing is executed: it already happened.
+type observedTool struct{}
+
+func (observedTool) Spec() backend.ToolSpec {
+	return spec(ToolObserved, "A command or file change Codex made without asking AgentHub, recorded after the fact.")
+}
+
+func (observedTool) Action(context.Context, backend.ToolEnv, json.RawMessage) (*backend.GatedAction, error) {
+	return nil, nil
+}
+
+// observedArgs are the arguments of an observed call.
+type observedArgs struct {
+	Session  string   `json:"session"`
+	Item     string   `json:"item"`
+	Type     string   `json:"type"` // command | file_change
+	Command  string   `json:"command,omitempty"`
+	Status   string   `json:"status"`
+	Exit     *int     `json:"exitCode,omitempty"`
+	Files    []string `json:"files,omitempty"` // "add hello.txt", "update README.md"…
+	Output   string   `json:"output,omitempty"`
+	Advisory bool     `json:"advisory"`
+}
+
+func (observedTool) Execute(_ context.Context, env backend.ToolEnv, in backend.ToolInput) (backend.ToolResult, error) {
+	var a observedArgs
+	if err := json.Unmarshal(in.Arguments, &a); err != nil {
+		return backend.ToolResult{Content: "not a Codex observation", IsError: true}, nil
+	}
+	if s, ok := live.byID(a.Session); ok {
+		s.emitDiags(env)
+	}
+	if env.Emit != nil {
+		env.Emit(EvUngated, map[string]any{"runtime": "codex", "item": a.Item, "type": a.Type,
+			"command": a.Command, "files": a.Files, "status": a.Status, "exitCode": a.Exit,
+			"enforcement": enforcementOf(a.Advisory)})
+	}
+	what := "Codex ran `" + clip(a.Command, 200) + "` without asking AgentHub"
+	if a.Type == "file_change" {
+		what = fmt.Sprintf("Codex changed files without asking AgentHub: %v", a.Files)
+	}
+	if a.Advisory {
+		what += " (advisory gating: recorded, not approved)"
+	} else {
+		what += " (this breaks the gate: the run is marked with " + string(EvUngated) + ")"
+	}
+	content := fmt.Sprintf("%s; status %s", what, a.Status)
+	if a.Exit != nil {
+		content += fmt.Sprintf(", exit code %d", *a.Exit)
+	}
+	if a.Output != "" {
+		content += "\n" + a.Output
+	}
+	failed := a.Status != "completed" || (a.Exit != nil && *a.Exit != 0)
+	return backend.ToolResult{Content: clip(content, maxResult), IsError: failed}, nil
+}
+
+func enforcementOf(advisory bool) backend.Enforcement {
+	if advisory {
+		return backend.Advisory
+	}
+	return backend.Enforced
+}
+
+// observedCall turns an item Codex completed without asking into a call.
+func (s *session) observedCall(it threadItem, n int) (backend.ToolCallRequest, error) {
+	a := observedArgs{Session: s.id, Item: it.ID, Status: it.Status, Exit: it.Exit, Advisory: s.cfg.advisory()}
+	switch it.Type {
+	case "commandExecution":
+		a.Type, a.Command = "command", s.scrub(it.Command)
+		if it.Output != nil {
+			a.Output = clip(s.scrub(*it.Output), 16<<10)
+		}
+	default:
+		a.Type = "file_change"
+		for _, c := range it.Changes {
+			rel, ok := s.rel(c.Path)
+			if !ok {
+				rel = "(outside the workspace)"
+			}
+			a.Files = append(a.Files, c.Kind.Type+" "+rel)
+		}
+	}
+	b, err := json.Marshal(a)
+	if err != nil {
+		return backend.ToolCallRequest{}, fmt.Errorf("encode an observation: %w", err)
+	}
+	id := fmt.Sprintf("codex-%s-o%d", s.id, n)
+	live.addCall(id, s)
+	return backend.ToolCallRequest{ID: id, Name: ToolObserved, Arguments: b}, nil
+}
