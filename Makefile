@@ -14,6 +14,8 @@ ARTIFACTS ?= $(CURDIR)/artifacts
 # adapters' end-to-end tests (which fail under CI=true when one is missing).
 AGENTHUB_CLAUDE_BIN ?= $(CURDIR)/.cache/agent-clis/node_modules/.bin/claude
 export AGENTHUB_CLAUDE_BIN
+AGENTHUB_CODEX_BIN ?= $(CURDIR)/.cache/agent-clis/codex/node_modules/.bin/codex
+export AGENTHUB_CODEX_BIN
 
 .PHONY: run build deps deps-test frontend go-deps test test-go test-frontend test-e2e test-desktop \
         test-kill bench vet clean

@@ -15,6 +15,7 @@ test_pkgs_pac="xorg-server-xvfb xdotool imagemagick dbus chromium patch"
 # Agent CLIs the runtime adapters are tested against, pinned exactly
 # (agent-clis.md): an unpinned install on Node 20 silently picks another one.
 claude_code_version=2.1.330
+codex_version=0.169.0
 root=$(cd "$(dirname "$0")/.." && pwd)
 agent_clis="$root/.cache/agent-clis"
 
@@ -90,8 +91,32 @@ install_agent_clis() {
   "$bin" --version >/dev/null || { echo "the installed Claude Code CLI does not run" >&2; exit 1; }
 }
 
+# install_codex puts the pinned Codex CLI under .cache/agent-clis/codex, a
+# prefix of its own (its own lock; the Makefile points AGENTHUB_CODEX_BIN at
+# it). The npm package is a Node script; the native binary comes in a
+# platform package (@openai/codex-linux-x64 here) that npm installs as an
+# optional dependency, so its presence is checked. About 404 MB, 15 s.
+install_codex() {
+  local prefix="$agent_clis/codex"
+  local pkg="$prefix/node_modules/@openai/codex/package.json"
+  local bin="$prefix/node_modules/.bin/codex"
+  local native
+  native=$(ls "$prefix"/node_modules/@openai/codex-*/vendor/*/bin/codex 2>/dev/null | head -n 1 || true)
+  if [ -x "$bin" ] && [ -n "$native" ] && grep -q "\"version\": \"$codex_version\"" "$pkg" 2>/dev/null; then
+    return 0
+  fi
+  echo "Installing Codex CLI $codex_version for the runtime tests (about 404 MB)"
+  mkdir -p "$prefix"
+  npm install --prefix "$prefix" --save-exact --include=optional --no-audit --no-fund --loglevel=error \
+    "@openai/codex@$codex_version"
+  native=$(ls "$prefix"/node_modules/@openai/codex-*/vendor/*/bin/codex 2>/dev/null | head -n 1 || true)
+  [ -n "$native" ] || { echo "npm installed @openai/codex without its native binary (the platform optional dependency)" >&2; exit 1; }
+  "$bin" --version | grep -q "$codex_version" || { echo "the installed Codex CLI does not run" >&2; exit 1; }
+}
+
 if [ "$mode" = test ]; then
   install_agent_clis
+  install_codex
 fi
 
 # A Secret Service for the keychain test (backend/keychain): gnome-keyring
