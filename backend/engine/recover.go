@@ -24,6 +24,13 @@ func (e *Engine) Recover(ctx context.Context) error {
 		p, known := e.profile(r.Profile)
 		p.Name = r.Profile
 		switch {
+		case r.Surface == backend.SurfaceEngine:
+			// A sub-agent (delegate.go) cannot continue without the parent
+			// call that waited for it, and its restricted tools are not
+			// persisted: it ends run_interrupted like its parent's call.
+			if err := e.interrupt(ctx, r); err != nil {
+				return err
+			}
 		case r.State == backend.RunNeedsApproval && known && p.durable():
 			if err := e.resumeWaiting(ctx, r, p); err != nil {
 				return err

@@ -273,3 +273,32 @@ func TestDelegateRefusesUnknownTool(t *testing.T) {
 		t.Errorf("tool result %q", c)
 	}
 }
+
+// TestDelegateChildInterruptedAtRestart: a child waiting for approval when
+// AgentHub stops ends run_interrupted at the next start instead of resuming
+// as a run of its own with its profile's full tools.
+func TestDelegateChildInterruptedAtRestart(t *testing.T) {
+	fm := startFamily(t, delegateCall(`{"task":"write it","tools":["write_file"]}`),
+		llmtest.Turn{Calls: []llmtest.Call{{ID: "w1", Name: WriteFile, Args: []string{`{"path":"a.txt","content":"x"}`}}}})
+	child := fm.child(t)
+	fm.wait(t, child.ID, backend.RunNeedsApproval)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if err := fm.e.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	e := engine.New(engine.Config{Store: fm.st, Tools: fm.f.tools, Default: "test",
+		Profiles: map[string]engine.Profile{"test": {Runtime: "native", Model: nil, Stop: engine.DefaultStop,
+			Tools: []string{Delegate, WriteFile}}}})
+	if err := e.Recover(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	defer e.Shutdown(context.Background())
+	r, err := e.Run(t.Context(), child.ID)
+	if err != nil || r.State != backend.RunFailed || r.Failure == nil || r.Failure.Code != backend.FailRunInterrupted {
+		t.Fatalf("child after restart: %+v %v", r, err)
+	}
+	if aps, _ := e.Approvals(t.Context(), child.ID); len(aps) != 0 {
+		t.Errorf("the child's ticket is still open: %v", aps)
+	}
+}
