@@ -104,8 +104,8 @@ func engineProfile(p profile.Profile, home string) (engine.Profile, error) {
 	}
 	ep.Model = nativeModel(p) // native.go: key from key_env or the OS keychain
 	if len(p.MCP) > 0 {
-		// Servers start when a run first needs their tools and live with the
-		// process; they exit when their stdin closes at AgentHub's exit.
+		// Servers start when a run first needs their tools; the engine's
+		// Shutdown closes them.
 		ep.Source = mcp.NewSet(mcpConfigs(p.MCP), nil)
 	}
 	return ep, nil

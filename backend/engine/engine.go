@@ -316,6 +316,7 @@ func (e *Engine) Shutdown(ctx context.Context) error {
 	go func() { e.wg.Wait(); close(done) }()
 	select {
 	case <-done:
+		e.closeSources() // toolsource.go: MCP servers stop with the engine
 		return nil
 	case <-ctx.Done():
 		return fmt.Errorf("shutdown: %w", ctx.Err())

@@ -47,3 +47,17 @@ func (rc *runCtl) replayTool(name string) backend.Tool {
 	t, _ := rc.tool(name)
 	return t
 }
+
+// closer is a tool source that holds processes (an MCP server set).
+type closer interface{ Close() }
+
+// closeSources stops the profiles' tool sources once no run uses them.
+func (e *Engine) closeSources() {
+	e.profMu.RLock()
+	defer e.profMu.RUnlock()
+	for _, p := range e.cfg.Profiles {
+		if c, ok := p.Source.(closer); ok {
+			c.Close()
+		}
+	}
+}

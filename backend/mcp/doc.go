@@ -17,7 +17,8 @@
 //   - A server gets only the environment variables its profile entry names
 //     (plus PATH), and never the workspace root unless its arguments say so.
 //   - Every process this package starts is stopped by [Set.Close] (stdin
-//     closed, then the whole process group signalled and killed).
+//     closed, then the whole process group signalled and killed), which the
+//     engine calls when it shuts down.
 //
 // It must not start processes except through backend/proc, must not decide
 // policy, and must not import app code or a UI toolkit.

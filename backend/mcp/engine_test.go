@@ -155,3 +155,21 @@ func TestMCPReadOnlyAndCrash(t *testing.T) {
 		t.Errorf("read-only calls asked: %v", aps)
 	}
 }
+
+// TestEngineShutdownStopsServers: the engine closes its profiles' MCP
+// servers when it shuts down, leaving no process behind.
+func TestEngineShutdownStopsServers(t *testing.T) {
+	set := NewSet([]Config{helperConfig(t, "demo", true)}, nil)
+	n := startNative(t, set, mcpCall("c1", "mcp__demo__lookup", `{"key":"k"}`), llmtest.Turn{Text: []string{"done"}})
+	n.wait(t, backend.RunCompleted)
+	pid := set.servers[0].pid()
+	if pid == 0 {
+		t.Fatal("the server is not running")
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if err := n.e.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, pid, "server")
+}
