@@ -4,11 +4,13 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -212,14 +214,29 @@ func (s *session) startError(step string, err error) error {
 		Message: fmt.Sprintf("%s did not answer %s over ACP", s.cfg.label(), step), Err: err}
 }
 
-// authError says which step logs the agent in.
+// authError says which step logs the agent in; the step is part of the
+// message, which is what a failed run shows.
 func (s *session) authError(msg string) error {
-	next := "Log the agent in, or set key_env in the profile to the variable that holds its API key."
+	next := "log the agent in, or set key_env in the profile to the variable that holds its API key"
 	if s.cfg.Gemini {
-		next = "Set key_env in the profile to the variable that holds the Gemini API key (and base_url for a local server)."
+		next = "set key_env in the profile to the variable that holds the Gemini API key (and base_url for a local server)"
 	}
 	return &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "auth", Next: next,
-		Message: fmt.Sprintf("%s is not logged in or its API key was refused: %s", s.cfg.label(), clip(s.scrub(msg), 300))}
+		Message: fmt.Sprintf("%s is not logged in or its API key was refused (%s); %s", s.cfg.label(),
+			clip(s.scrub(apiMessage(msg)), 300), next)}
+}
+
+// apiMessage is the message of a Google API error body, or msg itself.
+func apiMessage(msg string) string {
+	var e struct {
+		Error struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if i := strings.Index(msg, "{"); i >= 0 && json.Unmarshal([]byte(msg[i:]), &e) == nil && e.Error.Message != "" {
+		return e.Error.Message
+	}
+	return msg
 }
 
 // exitRecorded is closed once watchExit has recorded the exit.
