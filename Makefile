@@ -16,6 +16,8 @@ AGENTHUB_CLAUDE_BIN ?= $(CURDIR)/.cache/agent-clis/node_modules/.bin/claude
 export AGENTHUB_CLAUDE_BIN
 AGENTHUB_CODEX_BIN ?= $(CURDIR)/.cache/agent-clis/codex/node_modules/.bin/codex
 export AGENTHUB_CODEX_BIN
+AGENTHUB_GEMINI_BIN ?= $(CURDIR)/.cache/agent-clis/gemini/node_modules/.bin/gemini
+export AGENTHUB_GEMINI_BIN
 
 .PHONY: run build deps deps-test frontend go-deps test test-go test-frontend test-e2e test-desktop \
         test-kill bench vet clean

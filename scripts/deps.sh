@@ -16,6 +16,7 @@ test_pkgs_pac="xorg-server-xvfb xdotool imagemagick dbus chromium patch"
 # (agent-clis.md): an unpinned install on Node 20 silently picks another one.
 claude_code_version=2.1.330
 codex_version=0.169.0
+gemini_cli_version=0.61.0
 root=$(cd "$(dirname "$0")/.." && pwd)
 agent_clis="$root/.cache/agent-clis"
 
@@ -114,9 +115,28 @@ install_codex() {
   "$bin" --version | grep -q "$codex_version" || { echo "the installed Codex CLI does not run" >&2; exit 1; }
 }
 
+# install_gemini puts the pinned Gemini CLI under .cache/agent-clis/gemini, a
+# prefix of its own (the Makefile points AGENTHUB_GEMINI_BIN at it). It is a
+# JavaScript bundle run by node; about 100 MB, 20 s.
+install_gemini() {
+  local prefix="$agent_clis/gemini"
+  local pkg="$prefix/node_modules/@google/gemini-cli/package.json"
+  local bin="$prefix/node_modules/.bin/gemini"
+  if [ -x "$bin" ] && grep -q "\"version\": \"$gemini_cli_version\"" "$pkg" 2>/dev/null; then
+    return 0
+  fi
+  echo "Installing Gemini CLI $gemini_cli_version for the runtime tests (about 100 MB)"
+  mkdir -p "$prefix"
+  npm install --prefix "$prefix" --save-exact --no-audit --no-fund --loglevel=error \
+    "@google/gemini-cli@$gemini_cli_version"
+  HOME="$prefix" GEMINI_CLI_NO_RELAUNCH=true "$bin" --version | grep -q "$gemini_cli_version" ||
+    { echo "the installed Gemini CLI does not run" >&2; exit 1; }
+}
+
 if [ "$mode" = test ]; then
   install_agent_clis
   install_codex
+  install_gemini
 fi
 
 # A Secret Service for the keychain test (backend/keychain): gnome-keyring
