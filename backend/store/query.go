@@ -86,39 +86,6 @@ func (s *Store) Runs(ctx context.Context, f RunFilter) ([]RunRecord, error) {
 	return out, rows.Err()
 }
 
-// Events returns committed events of a run with sequence > after, ascending
-// (EV8); limit <= 0 means all.
-func (s *Store) Events(ctx context.Context, runID string, after int64, limit int) ([]backend.Event, error) {
-	if limit <= 0 {
-		limit = -1
-	}
-	rows, err := s.r.QueryContext(ctx, `SELECT seq, id, type, session_id, agent_id, ts, schema_version, payload
-		FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?`, runID, after, limit)
-	if err != nil {
-		return nil, fmt.Errorf("read events of %s: %w", runID, err)
-	}
-	defer rows.Close()
-	size := limit
-	if size < 0 { // all of them: size the slice once instead of doubling it up to 100k events
-		var last int64
-		if err := s.r.QueryRowContext(ctx, `SELECT last_seq FROM runs WHERE id = ?`, runID).Scan(&last); err == nil {
-			size = int(max(last-after, 0))
-		}
-	}
-	out := make([]backend.Event, 0, max(size, 16))
-	for rows.Next() {
-		ev := backend.Event{RunID: runID}
-		var payload []byte
-		if err := rows.Scan(&ev.Sequence, &ev.ID, &ev.Type, &ev.SessionID, &ev.AgentID, &ev.Timestamp,
-			&ev.SchemaVersion, &payload); err != nil {
-			return nil, fmt.Errorf("read events of %s: %w", runID, err)
-		}
-		ev.Payload = payload
-		out = append(out, ev)
-	}
-	return out, rows.Err()
-}
-
 // LastEvents returns the last n events of a run, ascending.
 func (s *Store) LastEvents(ctx context.Context, runID string, n int) ([]backend.Event, error) {
 	var last int64
