@@ -5,7 +5,7 @@
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
 import { afterEach, describe, expect, it } from 'vitest';
 import App from './App.svelte';
-import type { AuditEntry, ProfileInfo, RunSummary, Workspace } from './lib/api';
+import { ApiError, type AuditEntry, type ProfileInfo, type RunSummary, type Workspace } from './lib/api';
 import { createMemoryApi, type MemoryApiOptions } from './lib/api/memory';
 import { ReviewState } from './lib/state/review.svelte';
 import { SettingsState, type DisplayHost } from './lib/state/settings.svelte';
@@ -230,5 +230,55 @@ describe('the audit page', () => {
     await waitFor(() => expect(within(view).getByTestId('audit-verify')).toHaveAttribute('data-state', 'broken'));
     expect(within(view).getByTestId('audit-verify')).toHaveTextContent('Chain broken at entry #5');
     expect(within(view).getAllByTestId('audit-entry-broken')).toHaveLength(2);
+  });
+});
+
+describe('resuming an interrupted run', () => {
+  const interrupted = (over: Partial<RunSummary>): RunSummary => ({
+    ...run('run_i', 'ws_a', 'Long task'),
+    state: 'Failed',
+    failure: { code: 'run_interrupted', message: 'AgentHub stopped while the run was active', next: '' },
+    ...over,
+  });
+
+  it('offers "Resume from last checkpoint" and opens the new run', async () => {
+    const { api } = setup('#/run/run_i', { runs: [interrupted({ resumable: true })] });
+    const button = await screen.findByTestId('run-resume');
+    expect(button).toHaveTextContent('Resume from last checkpoint');
+    await fireEvent.click(button);
+    await waitFor(() => expect(location.hash).toMatch(/^#\/run\/run_\d+$/));
+    expect(location.hash).not.toBe('#/run/run_i');
+    expect(api.calls.filter((c) => c.method === 'runs.resume').map((c) => c.args)).toEqual([['run_i']]);
+    await waitFor(() => expect(screen.queryByTestId('run-resume')).toBeNull());
+  });
+
+  it('shows the error when resuming fails, and stays on the run', async () => {
+    const { api } = setup('#/run/run_i', { runs: [interrupted({ resumable: true })] });
+    api.fail('runs.resume', new ApiError({ code: 'invalid_input', message: 'run run_i was not interrupted' }));
+    await fireEvent.click(await screen.findByTestId('run-resume'));
+    expect(await screen.findByText('run run_i was not interrupted')).toBeInTheDocument();
+    expect(location.hash).toBe('#/run/run_i');
+  });
+
+  const hidden: [string, Partial<RunSummary>][] = [
+    ['the server says it cannot resume', { resumable: false }],
+    ['an external runtime without durable continuation', { profile: 'cc', resumable: undefined }],
+    ['another failure', { failure: { code: 'run_timeout', message: 'too long', next: '' }, resumable: undefined }],
+    ['a completed run', { state: 'Completed', failure: undefined, resumable: undefined }],
+  ];
+  for (const [name, over] of hidden) {
+    it(`no resume button for ${name}`, async () => {
+      const { api } = setup('#/run/run_i', { runs: [interrupted(over)] });
+      await screen.findByTestId('run-audit-link');
+      // The profiles have loaded, so the answer is final.
+      await waitFor(() => expect(api.calls.some((c) => c.method === 'runs.profiles')).toBe(true));
+      await new Promise((r) => setTimeout(r, 0));
+      expect(screen.queryByTestId('run-resume')).toBeNull();
+    });
+  }
+
+  it('without the server’s answer, a run of the bundled playbook (script runtime) can resume', async () => {
+    setup('#/run/run_i', { runs: [interrupted({ resumable: undefined })] });
+    expect(await screen.findByTestId('run-resume')).toBeInTheDocument();
   });
 });

@@ -59,6 +59,8 @@ export interface RunsAPI {
   /** Events with sequence > after, at most limit of them. */
   events(id: string, after: number, limit: number): Promise<RunEvent[]>;
   cancel(id: string): Promise<RunSummary>;
+  /** Continues an interrupted run from its last checkpoint; resolves to the new run. */
+  resume(id: string): Promise<RunSummary>;
   /** The profiles a run may use, the default first. */
   profiles(): Promise<ProfileInfo[]>;
 }

@@ -119,8 +119,8 @@ describe('HTTP transport error mapping', () => {
   });
 });
 
-describe('HTTP transport: profiles, policy and the audit export', () => {
-  it('reads profiles and a workspace policy from their routes', async () => {
+describe('HTTP transport: profiles, policy, resume and the audit export', () => {
+  it('reads profiles and a workspace policy and resumes a run on their routes', async () => {
     const s = await serve((req, res) => {
       if (req.url === '/api/profiles') return json(res, 200, [{ name: 'demo', runtime: 'script', scripted: true, default: true }]);
       json(res, 200, { workspaceId: 'ws 1', file: '.agenthub/policy.toml', source: 'default', rules: [], defaults: [] });
@@ -128,7 +128,12 @@ describe('HTTP transport: profiles, policy and the audit export', () => {
     const api = createHttpApi({ baseUrl: s.url, token: 'tok' });
     expect(await api.runs.profiles()).toEqual([{ name: 'demo', runtime: 'script', scripted: true, default: true }]);
     expect(await api.workspaces.policy('ws 1')).toMatchObject({ source: 'default' });
-    expect(s.seen.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /api/profiles', 'GET /api/workspaces/ws%201/policy']);
+    await api.runs.resume('run/1');
+    expect(s.seen.map((r) => `${r.method} ${r.url}`)).toEqual([
+      'GET /api/profiles',
+      'GET /api/workspaces/ws%201/policy',
+      'POST /api/runs/run%2F1/resume',
+    ]);
   });
 
   it('downloads the export under the server-named file and reads its summary line', async () => {

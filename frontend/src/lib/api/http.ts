@@ -134,6 +134,7 @@ export function createHttpApi(opts: HttpOptions = {}): Api {
       get: (rid) => request('GET', `/api/runs/${id(rid)}`),
       events: (rid, after, limit) => request('GET', `/api/runs/${id(rid)}/events${q({ after, limit })}`),
       cancel: (rid) => request('POST', `/api/runs/${id(rid)}/cancel`),
+      resume: (rid) => request('POST', `/api/runs/${id(rid)}/resume`),
       profiles: () => request('GET', '/api/profiles'),
     },
     approvals: {

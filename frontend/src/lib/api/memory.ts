@@ -167,6 +167,25 @@ export function createMemoryApi(o: MemoryApiOptions = {}): MemoryApi {
           Object.assign(r, { state: 'Cancelled', coarse: 'done', doneReason: 'user_cancelled' });
           return { ...r };
         }),
+      resume: (id) =>
+        rec('runs.resume', [id], () => {
+          const r = findRun(id);
+          if (r.state !== 'Failed' || r.failure?.code !== 'run_interrupted' || r.resumable === false) {
+            throw new ApiError({ code: 'invalid_input', message: `run ${id} was not interrupted` });
+          }
+          const run: RunSummary = {
+            ...r,
+            id: `run_${++n}`,
+            state: 'Accepted',
+            coarse: 'created',
+            failure: undefined,
+            resumable: false,
+            lastSequence: 0,
+            pendingApprovals: 0,
+          };
+          runs.unshift(run);
+          return { ...run };
+        }),
       profiles: () => rec('runs.profiles', [], () => (o.profiles ?? [DEMO_PROFILE]).map((p) => ({ ...p }))),
     },
     approvals: {

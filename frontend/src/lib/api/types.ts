@@ -70,6 +70,8 @@ export interface RunSummary {
   lastSequence?: number;
   pendingApprovals: number;
   scripted: boolean;
+  /** Interrupted (failure code run_interrupted) and its runtime can resume from the last checkpoint. */
+  resumable?: boolean;
 }
 
 export interface StartRunRequest {

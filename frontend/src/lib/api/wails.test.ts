@@ -92,12 +92,15 @@ describe('Wails transport', () => {
     expect(handlers.has(EVENTS_CHANNEL)).toBe(false);
   });
 
-  it('binds profiles, policy and the audit export to their facades', async () => {
+  it('binds profiles, resume, policy and the audit export to their facades', async () => {
     const seen: unknown[][] = [];
     const api = createWailsApi({
       go: {
         api: {
-          RunsAPI: { Profiles: async () => (seen.push(['Profiles']), null) },
+          RunsAPI: {
+            Profiles: async () => (seen.push(['Profiles']), null),
+            Resume: async (...a: unknown[]) => (seen.push(['Resume', ...a]), { id: 'run_2' }),
+          },
           PolicyAPI: { Get: async (...a: unknown[]) => (seen.push(['Get', ...a]), { source: 'file' }) },
           AuditFileAPI: { Save: async () => (seen.push(['Save']), { saved: false, entries: 3, verified: true, head: 'h' }) },
         },
@@ -106,6 +109,7 @@ describe('Wails transport', () => {
     expect(await api.runs.profiles()).toEqual([]); // Go nil slice → null → []
     expect(await api.workspaces.policy('ws_1')).toEqual({ source: 'file' });
     expect(await api.audit.export()).toMatchObject({ saved: false, entries: 3 });
-    expect(seen).toEqual([['Profiles'], ['Get', 'ws_1'], ['Save']]);
+    expect(await api.runs.resume('run_1')).toEqual({ id: 'run_2' });
+    expect(seen).toEqual([['Profiles'], ['Get', 'ws_1'], ['Save'], ['Resume', 'run_1']]);
   });
 });

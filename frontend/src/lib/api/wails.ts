@@ -71,6 +71,7 @@ export function createWailsApi(win: WailsWindow): Api {
       get: (id) => call('RunsAPI', 'Get', id),
       events: async (id, after, limit) => (await call<RunEvent[] | null>('RunsAPI', 'Events', id, after, limit)) ?? [],
       cancel: (id) => call('RunsAPI', 'Cancel', id),
+      resume: (id) => call('RunsAPI', 'Resume', id),
       profiles: async () => (await call<import('./types').ProfileInfo[] | null>('RunsAPI', 'Profiles')) ?? [],
     },
     approvals: {
