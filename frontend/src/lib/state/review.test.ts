@@ -36,7 +36,7 @@ describe('TimelineState', () => {
     await t.load();
     expect(t.status).toBe('ready');
     expect(t.data.last).toBe(2500);
-    expect(api.calls.filter((c) => c.method === 'runs.events').map((c) => c.args[1])).toEqual([0, 1000, 2000]);
+    expect(api.calls.filter((c) => c.method === 'runs.events').map((c) => c.args[1])).toEqual([0, 1000]); // a first page of 1,000, then pages of 5,000
     expect(t.data.items).toHaveLength(1);
   });
 
@@ -60,7 +60,7 @@ describe('TimelineState', () => {
     t.apply([history(8)[6]!]); // 7 arrives, 4..6 missing
     await settle();
     expect(t.data.last).toBe(8);
-    expect(api.calls.filter((c) => c.method === 'runs.events').at(-1)?.args).toEqual(['run_1', 3, 1000]);
+    expect(api.calls.filter((c) => c.method === 'runs.events').at(-1)?.args).toEqual(['run_1', 3, 5000]);
 
     api.events_.set('run_1', history(10));
     t.apply([{ ...ev(0, 'system.gap'), payload: { runId: 'run_1', fromSequence: 9, toSequence: 10, reason: 'subscriber_overflow' } }]);

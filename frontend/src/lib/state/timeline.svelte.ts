@@ -11,7 +11,13 @@
 import { toApiError, type Api, type ApiError, type RunEvent } from '../api';
 import { applyEvents, createTimeline, filled, skipHole, type Timeline } from '../timeline/model';
 
-export const PAGE = 1000;
+/**
+ * The first page is small so the run shows quickly; the rest come in the
+ * largest pages the API serves (5,000), so a 100,000-event run takes 20
+ * round trips, not 100.
+ */
+export const FIRST_PAGE = 1000;
+export const PAGE = 5000;
 
 export class TimelineState {
   readonly runId: string;
@@ -67,11 +73,12 @@ export class TimelineState {
       for (let round = 0; round < 3; round++) {
         for (;;) {
           const before = this.#data.last;
-          const page = await this.#api.runs.events(this.runId, before, PAGE);
+          const size = before === 0 ? FIRST_PAGE : PAGE;
+          const page = await this.#api.runs.events(this.runId, before, size);
           applyEvents(this.#data, page);
           filled(this.#data);
           if (this.#data.last !== before) this.#rev++;
-          if (page.length < PAGE || this.#data.last === before) break;
+          if (page.length < size || this.#data.last === before) break;
         }
         if (!this.#data.needsFill) break;
       }
