@@ -67,9 +67,9 @@ const (
 	// An external agent CLI's runtime adapter records the CLI that ran
 	// (version, binary hash) and warns when its version is not the one the
 	// adapter was tested with (AD4).
-	EvRuntimeStarted EventType = "runtime.started"
-	EvVersionDrift   EventType = "runtime.version_drift"
-	EvSchemaValidation   EventType = "schema.validation_failed"
+	EvRuntimeStarted   EventType = "runtime.started"
+	EvVersionDrift     EventType = "runtime.version_drift"
+	EvSchemaValidation EventType = "schema.validation_failed"
 
 	// EvSystemGap is synthesised per subscriber and never persisted (EV10).
 	EvSystemGap EventType = "system.gap"
