@@ -188,11 +188,11 @@ var noTerminal = &sdk.RequestError{Code: -32601, Message: "Method not found",
 // outside the workspace and secret files are refused.
 func (s *session) resolve(p string) (string, error) {
 	if !filepath.IsAbs(p) {
-		return "", refused("paths must be absolute (ACP); %q is not", clip(s.scrub(p), 200))
+		return "", refused("paths must be absolute (ACP); %q is not", clip(filepath.Base(p), 100))
 	}
 	rel, ok := relPath([]string{s.root, s.realRoot}, p)
 	if !ok {
-		return "", refused("%s is outside the workspace; only paths inside it can be used", clip(s.scrub(p), 200))
+		return "", refused("the path is outside the workspace; only paths inside it can be used")
 	}
 	w, err := workspace.Open(s.root)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -185,11 +186,11 @@ func (s *session) drainEvents() {
 
 // promptError maps a failed session/prompt to a stable failure.
 func (s *session) promptError(err error) error {
+	if s.exitedNow() {
+		return s.exitError() // the SDK reports a lost peer as an internal error
+	}
 	var re *sdk.RequestError
 	if !errors.As(err, &re) {
-		if s.endsSoon() || s.exitedNow() {
-			return s.exitError()
-		}
 		return &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "prompt",
 			Message: s.cfg.label() + " stopped answering", Err: err}
 	}
@@ -325,6 +326,9 @@ func (s *session) announce(env backend.ToolEnv) {
 func (s *session) scrubAll(args []string) []string {
 	out := make([]string, len(args))
 	for i, a := range args {
+		if filepath.IsAbs(a) {
+			a = programName(a) // a machine path; its name is enough
+		}
 		out[i] = s.scrub(a)
 	}
 	return out

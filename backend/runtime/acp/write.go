@@ -175,7 +175,7 @@ func (s *session) applyPlan(pl *plan) error {
 	case err != nil:
 		return refused("nothing was written: %v", err)
 	case pl.sel.Partial():
-		return refused("the reviewer approved only part of this change%s. Only the approved hunks were written to %s: "+
+		return refused("only part of this change was approved%s. Only the approved hunks were written to %s: "+
 			"read the file again before relying on its content", pl.sel.Describe(), pl.approved.Path)
 	}
 	return nil

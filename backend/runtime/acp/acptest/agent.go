@@ -1,0 +1,281 @@
+package acptest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	sdk "github.com/coder/acp-go-sdk"
+)
+
+// AgentArg is the first argument that turns a test binary into the
+// scripted ACP agent: tests start `<test binary> acp-agent <script file>`
+// and call [MaybeServeAgent] first thing in the process.
+const AgentArg = "acp-agent"
+
+// Script is what the scripted agent does with its one prompt, step by
+// step. It reports what came back from the client as agent text ("allowed
+// proceed_once", "write ok", "read error: …"), so tests can check what an
+// agent would have seen.
+type Script struct {
+	Name    string `json:"name"`    // agentInfo.name; default "agenthub-test-agent"
+	Version string `json:"version"` // agentInfo.version; default "1.0.0"
+	Steps   []Step `json:"steps"`
+	// NewSessionError makes session/new fail with this code and message.
+	NewSessionError *sdk.RequestError `json:"newSessionError,omitempty"`
+}
+
+// Step is one action of the agent. Paths are relative to the session's
+// working directory unless absolute.
+type Step struct {
+	Say string `json:"say,omitempty"`
+	// Permission asks for permission; with Write set, an allowed request
+	// is followed by that write, as Gemini CLI does.
+	Permission *Permission `json:"permission,omitempty"`
+	Write      *File       `json:"write,omitempty"`
+	Read       string      `json:"read,omitempty"`
+	Terminal   string      `json:"terminal,omitempty"` // a command for terminal/create
+	Raw        string      `json:"raw,omitempty"`      // a line printed as it is
+	Stderr     string      `json:"stderr,omitempty"`
+	Exit       *int        `json:"exit,omitempty"`
+	Hang       bool        `json:"hang,omitempty"` // wait until session/cancel
+}
+
+// Permission is a session/request_permission.
+type Permission struct {
+	ID      string   `json:"id"`
+	Kind    string   `json:"kind"`
+	Title   string   `json:"title"`
+	Diff    *File    `json:"diff,omitempty"` // a whole-file diff
+	Paths   []string `json:"paths,omitempty"`
+	Options []string `json:"options,omitempty"` // option kinds; default allow_always, allow_once, reject_once
+	Write   *File    `json:"write,omitempty"`
+}
+
+// File is a path and a content.
+type File struct {
+	Path    string `json:"path"`
+	Content string `json:"content"`
+}
+
+// WriteScript stores a script for the agent and returns its command line.
+func WriteScript(dir, testBinary string, s Script) ([]string, error) {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	p := filepath.Join(dir, "acp-script.json")
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		return nil, err
+	}
+	return []string{testBinary, AgentArg, p}, nil
+}
+
+// MaybeServeAgent runs the scripted agent on stdin and stdout, and exits,
+// when the process was started as one; otherwise it returns at once.
+func MaybeServeAgent() {
+	if len(os.Args) < 3 || os.Args[1] != AgentArg {
+		return
+	}
+	b, err := os.ReadFile(os.Args[2])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "acp-agent:", err)
+		os.Exit(2)
+	}
+	var s Script
+	if err := json.Unmarshal(b, &s); err != nil {
+		fmt.Fprintln(os.Stderr, "acp-agent:", err)
+		os.Exit(2)
+	}
+	out := &lockedWriter{w: os.Stdout}
+	a := &agent{script: s, out: out, cancelled: make(chan struct{})}
+	a.conn = sdk.NewAgentSideConnection(a, out, os.Stdin)
+	<-a.conn.Done()
+	os.Exit(0)
+}
+
+// lockedWriter keeps raw lines and the SDK's lines whole.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+type agent struct {
+	script    Script
+	out       *lockedWriter
+	conn      *sdk.AgentSideConnection
+	cwd       string
+	once      sync.Once
+	cancelled chan struct{}
+}
+
+func (a *agent) Initialize(context.Context, sdk.InitializeRequest) (sdk.InitializeResponse, error) {
+	name, version := a.script.Name, a.script.Version
+	if name == "" {
+		name = "agenthub-test-agent"
+	}
+	if version == "" {
+		version = "1.0.0"
+	}
+	return sdk.InitializeResponse{ProtocolVersion: sdk.ProtocolVersionNumber, AuthMethods: []sdk.AuthMethod{},
+		AgentInfo: &sdk.Implementation{Name: name, Version: version}}, nil
+}
+
+func (a *agent) Authenticate(context.Context, sdk.AuthenticateRequest) (sdk.AuthenticateResponse, error) {
+	return sdk.AuthenticateResponse{}, nil
+}
+
+func (a *agent) NewSession(_ context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
+	if e := a.script.NewSessionError; e != nil {
+		return sdk.NewSessionResponse{}, e
+	}
+	a.cwd = p.Cwd
+	return sdk.NewSessionResponse{SessionId: "sess_test"}, nil
+}
+
+func (a *agent) Cancel(context.Context, sdk.CancelNotification) error {
+	a.once.Do(func() { close(a.cancelled) })
+	return nil
+}
+
+func (a *agent) CloseSession(context.Context, sdk.CloseSessionRequest) (sdk.CloseSessionResponse, error) {
+	return sdk.CloseSessionResponse{}, nil
+}
+
+func (a *agent) ListSessions(context.Context, sdk.ListSessionsRequest) (sdk.ListSessionsResponse, error) {
+	return sdk.ListSessionsResponse{}, nil
+}
+
+func (a *agent) ResumeSession(context.Context, sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
+	return sdk.ResumeSessionResponse{}, nil
+}
+
+func (a *agent) SetSessionConfigOption(context.Context, sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
+	return sdk.SetSessionConfigOptionResponse{}, nil
+}
+
+func (a *agent) SetSessionMode(context.Context, sdk.SetSessionModeRequest) (sdk.SetSessionModeResponse, error) {
+	return sdk.SetSessionModeResponse{}, nil
+}
+
+func (a *agent) abs(p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(a.cwd, p)
+}
+
+func (a *agent) say(ctx context.Context, sid sdk.SessionId, text string) {
+	_ = a.conn.SessionUpdate(ctx, sdk.SessionNotification{SessionId: sid, Update: sdk.UpdateAgentMessageText(text)})
+}
+
+func (a *agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResponse, error) {
+	for _, st := range a.script.Steps {
+		switch {
+		case st.Say != "":
+			a.say(ctx, p.SessionId, st.Say)
+		case st.Permission != nil:
+			a.permission(ctx, p.SessionId, *st.Permission)
+		case st.Write != nil:
+			a.write(ctx, p.SessionId, *st.Write)
+		case st.Read != "":
+			r, err := a.conn.ReadTextFile(ctx, sdk.ReadTextFileRequest{SessionId: p.SessionId, Path: a.abs(st.Read)})
+			if err != nil {
+				a.say(ctx, p.SessionId, "read error: "+errText(err)+"\n")
+			} else {
+				a.say(ctx, p.SessionId, "read: "+r.Content+"\n")
+			}
+		case st.Terminal != "":
+			_, err := a.conn.CreateTerminal(ctx, sdk.CreateTerminalRequest{SessionId: p.SessionId, Command: st.Terminal})
+			a.say(ctx, p.SessionId, "terminal: "+errText(err)+"\n")
+		case st.Raw != "":
+			_, _ = a.out.Write([]byte(st.Raw + "\n"))
+		case st.Stderr != "":
+			fmt.Fprintln(os.Stderr, st.Stderr)
+		case st.Exit != nil:
+			os.Exit(*st.Exit)
+		case st.Hang:
+			select {
+			case <-a.cancelled:
+				return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
+			case <-ctx.Done():
+				return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
+			}
+		}
+	}
+	return sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn}, nil
+}
+
+func (a *agent) permission(ctx context.Context, sid sdk.SessionId, pm Permission) {
+	tc := sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId(pm.ID), Title: sdk.Ptr(pm.Title),
+		Kind: sdk.Ptr(sdk.ToolKind(pm.Kind)), Status: sdk.Ptr(sdk.ToolCallStatusPending)}
+	for _, p := range pm.Paths {
+		tc.Locations = append(tc.Locations, sdk.ToolCallLocation{Path: a.abs(p)})
+	}
+	if pm.Diff != nil {
+		tc.Content = append(tc.Content, sdk.ToolDiffContent(a.abs(pm.Diff.Path), pm.Diff.Content))
+		tc.Locations = append(tc.Locations, sdk.ToolCallLocation{Path: a.abs(pm.Diff.Path)})
+	}
+	kinds := pm.Options
+	if len(kinds) == 0 {
+		kinds = []string{"allow_always", "allow_once", "reject_once"}
+	}
+	var opts []sdk.PermissionOption
+	for _, k := range kinds {
+		opts = append(opts, sdk.PermissionOption{Kind: sdk.PermissionOptionKind(k), Name: k, OptionId: sdk.PermissionOptionId("opt_" + k)})
+	}
+	resp, err := a.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{SessionId: sid, ToolCall: tc, Options: opts})
+	status := sdk.ToolCallStatusFailed
+	switch {
+	case err != nil:
+		a.say(ctx, sid, "permission error: "+errText(err)+"\n")
+	case resp.Outcome.Cancelled != nil:
+		a.say(ctx, sid, "permission cancelled\n")
+	case resp.Outcome.Selected != nil && strings.HasPrefix(string(resp.Outcome.Selected.OptionId), "opt_allow"):
+		a.say(ctx, sid, "allowed "+string(resp.Outcome.Selected.OptionId)+"\n")
+		status = sdk.ToolCallStatusCompleted
+		if pm.Write != nil && !a.write(ctx, sid, *pm.Write) {
+			status = sdk.ToolCallStatusFailed
+		}
+	case resp.Outcome.Selected != nil:
+		a.say(ctx, sid, "rejected "+string(resp.Outcome.Selected.OptionId)+"\n")
+	}
+	_ = a.conn.SessionUpdate(ctx, sdk.SessionNotification{SessionId: sid,
+		Update: sdk.UpdateToolCall(sdk.ToolCallId(pm.ID), sdk.WithUpdateStatus(status))})
+}
+
+func (a *agent) write(ctx context.Context, sid sdk.SessionId, f File) bool {
+	_, err := a.conn.WriteTextFile(ctx, sdk.WriteTextFileRequest{SessionId: sid, Path: a.abs(f.Path), Content: f.Content})
+	if err != nil {
+		a.say(ctx, sid, "write error: "+errText(err)+"\n")
+		return false
+	}
+	a.say(ctx, sid, "write ok\n")
+	return true
+}
+
+// errText is the message of a JSON-RPC error, or "ok".
+func errText(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	var re *sdk.RequestError
+	if e, ok := err.(*sdk.RequestError); ok {
+		re = e
+	}
+	if re != nil {
+		return re.Message
+	}
+	return err.Error()
+}
