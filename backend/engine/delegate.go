@@ -277,3 +277,26 @@ func unwrapped(m backend.Model) backend.Model {
 	}
 	return m
 }
+
+// withChildTickets adds the pending tickets of a run's live sub-agents to
+// its own: a reviewer looking at the parent sees what its delegated work
+// waits for. Each ticket still names the child run that asks.
+func (e *Engine) withChildTickets(ctx context.Context, parentID string, tks []store.Ticket) ([]store.Ticket, error) {
+	e.mu.Lock()
+	var children []string
+	for id, rc := range e.runs {
+		if rc.sub != nil && rc.sub.parentRunID == parentID {
+			children = append(children, id)
+		}
+	}
+	e.mu.Unlock()
+	sort.Strings(children) // ids are time-ordered: oldest child first
+	for _, id := range children {
+		more, err := e.store.Tickets(ctx, id, true)
+		if err != nil {
+			return nil, fmt.Errorf("tickets of sub-agent %s: %w", id, err)
+		}
+		tks = append(tks, more...)
+	}
+	return tks, nil
+}

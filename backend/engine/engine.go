@@ -280,6 +280,11 @@ func (e *Engine) Approvals(ctx context.Context, runID string) ([]backend.Approva
 	if err != nil {
 		return nil, err
 	}
+	if runID != "" {
+		if tks, err = e.withChildTickets(ctx, runID, tks); err != nil { // delegate.go
+			return nil, err
+		}
+	}
 	return mergeTwins(tks), nil
 }
 

@@ -253,6 +253,9 @@ func TestDelegateChildAsksForApproval(t *testing.T) {
 	if err != nil || len(aps) != 1 || aps[0].RunID != child.ID {
 		t.Fatalf("approvals %+v %v", aps, err)
 	}
+	if viaParent, err := fm.e.Approvals(t.Context(), fm.parent.ID); err != nil || len(viaParent) != 1 || viaParent[0].ID != aps[0].ID {
+		t.Errorf("the parent's approvals do not show its child's: %+v %v", viaParent, err)
+	}
 	if _, err := fm.e.Decide(t.Context(), backend.Decision{ApprovalID: aps[0].ID, Kind: backend.ApproveOnce,
 		SubjectHash: aps[0].SubjectHash, Actor: "me", Surface: backend.SurfaceCLI}); err != nil {
 		t.Fatal(err)
