@@ -93,9 +93,19 @@ func (pc *porcelain) tracked(rec string, n int) error {
 		return pc.add(f[n-1], candidate{inIndex: true, staged: true})
 	}
 	c := candidate{inIndex: f[1][0] != 'D', staged: f[1][0] != '.'}
-	c.head, c.headKnown = headOf(f[3], f[6])
+	// Without a staged change git prints the index entry as HEAD's, which is
+	// wrong for one kind of entry: an intent-to-add (git add -N), whose
+	// placeholder is the empty blob; deleted from disk it reads as a HEAD
+	// file. An empty file really in HEAD prints the same, so both are looked
+	// up in the tree.
+	if f[1][0] != '.' || f[6] != emptyBlob {
+		c.head, c.headKnown = headOf(f[3], f[6])
+	}
 	return pc.add(f[n-1], c)
 }
+
+// emptyBlob is the object id of the empty file.
+const emptyBlob = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
 
 // headOf reads an ordinary record's HEAD mode and object: mode 000000 means
 // HEAD has no such path. Anything unexpected leaves the lookup to the tree.

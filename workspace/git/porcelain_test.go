@@ -142,6 +142,14 @@ func TestHeadOf(t *testing.T) {
 	if c := pc.files["new"]; !c.headKnown || c.head != nil {
 		t.Errorf("new = %+v: an untracked path alone is known to be absent from HEAD", c)
 	}
+	// A deleted intent-to-add and a deleted empty HEAD file print alike.
+	pc, err = parsePorcelainV2([]byte(z("1 .D N... 100644 100644 000000 " + emptyBlob + " " + emptyBlob + " ita-or-empty")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := pc.files["ita-or-empty"]; c.headKnown {
+		t.Errorf("ita-or-empty = %+v: the record's HEAD entry is ambiguous and must be looked up", c)
+	}
 }
 
 // errAny marks a case that must fail, whatever the error.

@@ -201,11 +201,15 @@ var statusCases = []statusCase{
 		},
 	},
 	{
-		name: "intent to add, added then deleted, added then changed",
-		base: map[string]string{"x": "x\n"},
+		name: "intent to add (kept and deleted), added then deleted, added then changed, empty file deleted",
+		base: map[string]string{"x": "x\n", "empty": "", "empty-kept": ""},
 		setup: func(t testing.TB, dir string) {
 			write(t, dir, "ita", "later\n")
 			gitCmd(t, dir, "add", "-N", "ita")
+			write(t, dir, "ita-gone", "never added\n")
+			gitCmd(t, dir, "add", "-N", "ita-gone")
+			rm(t, dir, "ita-gone") // git prints its placeholder as if HEAD had an empty file
+			rm(t, dir, "empty")    // the same record, but HEAD has it
 			write(t, dir, "added-gone", "a\n")
 			gitCmd(t, dir, "add", "added-gone")
 			rm(t, dir, "added-gone")
@@ -215,6 +219,7 @@ var statusCases = []statusCase{
 		},
 		want: []File{
 			{Path: "added-changed", State: Added, Staged: true},
+			{Path: "empty", State: Deleted},
 			{Path: "ita", State: Added},
 		},
 	},
