@@ -219,6 +219,32 @@ func TestGeminiShellIsAShellApproval(t *testing.T) {
 	})
 }
 
+// TestGeminiReadOnlyCommandsRunUnasked pins why Gemini's shell gating is
+// declared advisory: Gemini CLI 0.61.0 runs commands it deems read-only
+// (here `ls`) without a permission request; AgentHub sees them only as
+// runtime.tool_call events. When this test fails, the capability may be
+// raised to enforced.
+func TestGeminiReadOnlyCommandsRunUnasked(t *testing.T) {
+	t.Parallel()
+	_, _, evs := geminiRun(t, "reject", func(string) []acptest.Turn {
+		return []acptest.Turn{{Calls: []acptest.Call{{Name: "run_shell_command", Args: map[string]any{"command": "ls"}}}},
+			{Text: []string{"Listed."}}}
+	})
+	if asked := eventsOf(evs, backend.EvApprovalRequested); len(asked) != 0 {
+		t.Fatalf("ls asked: %v", asked)
+	}
+	var ran bool
+	for _, c := range eventsOf(evs, acp.EvToolCall) {
+		ran = ran || c["title"] == "ls" && c["status"] == "completed"
+	}
+	if !ran {
+		t.Fatalf("no runtime.tool_call for ls: %v", eventsOf(evs, acp.EvToolCall))
+	}
+	if caps := acp.Capabilities(true); caps.Gating[backend.ActionShell] != backend.Advisory {
+		t.Fatal("Gemini's shell gating must be declared advisory")
+	}
+}
+
 func TestGeminiMissingBinaryIsRuntimeUnavailable(t *testing.T) {
 	t.Parallel()
 	env, dir := newGitWorkspace(t)

@@ -280,7 +280,8 @@ func TestMissingProgramIsRuntimeUnavailable(t *testing.T) {
 
 func TestCapabilities(t *testing.T) {
 	g, a := Capabilities(true), Capabilities(false)
-	if g.Gating[backend.ActionPatch] != backend.Enforced || g.Gating[backend.ActionRead] != backend.Advisory ||
+	if g.Gating[backend.ActionPatch] != backend.Enforced || g.Gating[backend.ActionWrite] != backend.Enforced ||
+		g.Gating[backend.ActionRead] != backend.Advisory || g.Gating[backend.ActionShell] != backend.Advisory ||
 		g.Gating[backend.ActionNetwork] != backend.Advisory {
 		t.Errorf("gemini: %+v", g.Gating)
 	}

@@ -55,10 +55,12 @@ func Tools() map[string]backend.Tool {
 // for what AgentHub serves itself: every write to the workspace that comes
 // through fs/write_text_file is a staged patch AgentHub applies, and every
 // permission request waits for the gate. What an agent can do without
-// asking is advisory: Gemini CLI reads and searches the disk with its own
-// tools, and an arbitrary ACP agent may write or run commands without a
-// request. Gemini CLI 0.61.0 was tested to route every workspace write
-// through the client and to ask before every edit, command and fetch.
+// asking is advisory: an arbitrary ACP agent may write or run commands
+// without a request; Gemini CLI 0.61.0 (tested) routes every workspace
+// write through the client and asks before every edit and fetch, but reads
+// and searches the disk with its own tools, and runs commands it deems
+// read-only (ls, cat, grep, head, wc, echo… on workspace paths, without
+// redirections) without asking: its shell gating is advisory too.
 func Capabilities(gemini bool) backend.Capabilities {
 	g := map[backend.ActionKind]backend.Enforcement{}
 	for _, k := range []backend.ActionKind{backend.ActionRead, backend.ActionWrite, backend.ActionPatch,
@@ -66,7 +68,7 @@ func Capabilities(gemini bool) backend.Capabilities {
 		g[k] = backend.Advisory
 	}
 	if gemini {
-		g[backend.ActionWrite], g[backend.ActionPatch], g[backend.ActionShell] = backend.Enforced, backend.Enforced, backend.Enforced
+		g[backend.ActionWrite], g[backend.ActionPatch] = backend.Enforced, backend.Enforced
 	}
 	return backend.Capabilities{Gating: g, Streaming: true, PartialApply: true, Usage: gemini}
 }
