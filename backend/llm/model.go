@@ -2,6 +2,8 @@ package llm
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 
 	"agenthub/backend"
@@ -52,10 +54,53 @@ func (m *Model) Stream(ctx context.Context, req backend.ModelRequest, delta func
 	}
 	out := backend.ModelResponse{Text: resp.Text,
 		Usage: backend.Usage{InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens}}
+	seen := usedCallIDs(req.Messages)
 	for _, c := range resp.ToolCalls {
-		out.Calls = append(out.Calls, backend.ToolCallRequest{ID: c.ID, Name: c.Name, Arguments: arguments(c)})
+		out.Calls = append(out.Calls, backend.ToolCallRequest{ID: uniqueCallID(c.ID, seen), Name: c.Name,
+			Arguments: arguments(c)})
 	}
 	return out, nil
+}
+
+// usedCallIDs are the call ids of the conversation so far.
+func usedCallIDs(msgs []backend.Message) map[string]bool {
+	seen := map[string]bool{}
+	for _, m := range msgs {
+		for _, c := range m.Calls {
+			seen[c.ID] = true
+		}
+	}
+	return seen
+}
+
+// uniqueCallID keeps the provider's id unless it is empty or already used
+// in this conversation: some OpenAI-compatible servers send no id, or
+// number calls per turn ("call_0" every time), and a call id must be unique
+// within a run (its result is paired by it). The replacement is what the
+// provider sees in later turns too, so the pairing holds on both sides.
+func uniqueCallID(id string, seen map[string]bool) string {
+	if id != "" && !seen[id] && validCallID(id) {
+		seen[id] = true
+		return id
+	}
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	fresh := "call_" + hex.EncodeToString(b[:])
+	seen[fresh] = true
+	return fresh
+}
+
+// validCallID accepts what both wire formats accept as a call id.
+func validCallID(id string) bool {
+	if len(id) > 128 {
+		return false
+	}
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // arguments keeps valid JSON as it came (TC2); invalid JSON travels as a

@@ -117,8 +117,10 @@ func (fm *family) events(t *testing.T, runID string, typ backend.EventType) []ma
 	return out
 }
 
-func delegateCall(args string) llmtest.Turn {
-	return llmtest.Turn{Calls: []llmtest.Call{{ID: "d1", Name: Delegate, Args: []string{args}}}}
+func delegateCall(args string) llmtest.Turn { return delegateCallID("d1", args) }
+
+func delegateCallID(id, args string) llmtest.Turn {
+	return llmtest.Turn{Calls: []llmtest.Call{{ID: id, Name: Delegate, Args: []string{args}}}}
 }
 
 func say(text string) llmtest.Turn { return llmtest.Turn{Text: []string{text}} }
@@ -303,5 +305,30 @@ func TestDelegateChildInterruptedAtRestart(t *testing.T) {
 	}
 	if aps, _ := e.Approvals(t.Context(), child.ID); len(aps) != 0 {
 		t.Errorf("the child's ticket is still open: %v", aps)
+	}
+}
+
+// TestDelegateNamedProfile: a child may run another profile (its own model
+// and tools); an unknown profile is a tool error the parent's model reads.
+func TestDelegateNamedProfile(t *testing.T) {
+	fm := startFamily(t, delegateCall(`{"task":"look","profile":"reader"}`), delegateCallID("d2", `{"task":"x","profile":"nope"}`), say("done"))
+	other := llmtest.NewOpenAI(say("read it"))
+	defer other.Close()
+	model := llm.AsModel(llm.NewFallback(openai.New(openai.Config{BaseURL: other.URL + "/v1", HTTPClient: other.Client()}),
+		llm.Retry{Attempts: 1}), llm.ModelConfig{Model: "reader-model"})
+	fm.e.AddProfile("reader", engine.Profile{Runtime: "native", Model: model, Stop: engine.DefaultStop, Tools: []string{ListDir}})
+	fm.wait(t, fm.parent.ID, backend.RunCompleted)
+	reqs := other.Requests()
+	if len(reqs) != 1 || !bytes.Contains(reqs[0].Raw, []byte(`"name":"list_dir"`)) || bytes.Contains(reqs[0].Raw, []byte(`"name":"write_file"`)) {
+		t.Fatalf("the reader child's requests: %d", len(reqs))
+	}
+	var res backend.DelegateResult
+	main := fm.srv.Requests()
+	_ = json.Unmarshal([]byte(toolContent(t, main[1])), &res)
+	if res.Status != backend.RunCompleted || res.Response != "read it" {
+		t.Errorf("result %+v", res)
+	}
+	if c := toolContent(t, main[2]); !strings.Contains(c, `unknown profile "nope"`) {
+		t.Errorf("unknown profile: %q", c)
 	}
 }
