@@ -42,7 +42,7 @@ describe('approval helpers', () => {
     expect(buildDecision(patchRequest, 'reject_and_stop', { selection: sel }).hunks).toBeUndefined();
   });
 
-  it('sends the reason with rejections only', () => {
+  it('sends the reason with rejections and partial approvals only', () => {
     expect(buildDecision(shellRequest, 'reject_and_tell', { reason: '  use git diff  ' })).toEqual({
       approvalId: 'apr_shell',
       toolCallId: 'call_s4_1',
@@ -51,6 +51,11 @@ describe('approval helpers', () => {
       reason: 'use git diff',
     });
     expect(buildDecision(shellRequest, 'approve_once', { reason: 'x' }).reason).toBeUndefined();
+    // A partial approval tells the agent why the other hunks were left out.
+    const part = initialSelection(patchFiles(patchRequest.preview));
+    part['NOTES.md']![0] = false;
+    expect(buildDecision(patchRequest, 'approve_once', { reason: ' keep it ', selection: part }).reason).toBe('keep it');
+    expect(buildDecision(patchRequest, 'approve_once', { reason: 'x', selection: initialSelection(patchFiles(patchRequest.preview)) }).reason).toBeUndefined();
     expect(buildDecision(pushRequest, 'reject_and_stop', { reason: '' }).reason).toBeUndefined();
   });
 

@@ -109,12 +109,14 @@ export function buildDecision(req: ApprovalRequest, decision: DecisionKind, o: {
     decision,
     subjectHash: req.subjectHash,
   };
-  const reason = o.reason?.trim();
-  if (reason && !approves(decision)) d.reason = reason;
   if (approves(decision) && o.selection) {
     const hunks = hunkRefs(o.selection);
     if (hunks) d.hunks = hunks;
   }
+  // The reason is for the agent: with a rejection, or with the hunks an
+  // approval leaves out.
+  const reason = o.reason?.trim();
+  if (reason && (!approves(decision) || d.hunks)) d.reason = reason;
   return d;
 }
 
