@@ -75,7 +75,7 @@ func (commandTool) Action(_ context.Context, _ backend.ToolEnv, raw json.RawMess
 	if len(a.Outside) > 0 {
 		return nil, outsideError("the command's working directory")
 	}
-	sandbox := "Codex's sandbox: writes only inside the workspace, no network"
+	sandbox := "Codex's sandbox: writes only inside the workspace and the temporary directories, no network"
 	note := "Codex runs the command itself after AgentHub approves it."
 	if a.Escalated {
 		sandbox = "none: Codex asked to run this outside its sandbox"

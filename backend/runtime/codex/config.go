@@ -123,9 +123,12 @@ func (c Config) Validate() error {
 // accept advisory gating.
 var errExecUngated = &backend.Error{Code: backend.FailPermissionDenied, Detail: "advisory_gating",
 	Message: "the profile asks for `codex exec --json`, which cannot ask AgentHub before Codex runs a command " +
-		"or changes a file: it offers no gating. AgentHub refuses it unless the profile accepts advisory gating.",
-	Next: `Add gating = "advisory" to the profile to accept that AgentHub only records what Codex did, or remove ` +
-		`mode = "exec" to use the gated app-server.`}
+		"or changes a file: it offers no gating. AgentHub refuses it unless the profile accepts advisory gating. " +
+		execStep,
+	Next: execStep}
+
+const execStep = `Add gating = "advisory" to the profile to accept that AgentHub only records what Codex did, or ` +
+	`remove mode = "exec" to use the gated app-server.`
 
 // errNoModel guards a profile built without a model.
 var errNoModel = errors.New("the Codex profile names no model")

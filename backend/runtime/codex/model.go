@@ -187,7 +187,7 @@ func (s *session) next(ctx context.Context, delta func(string)) (backend.ModelRe
 			delta(ev.text)
 			streamed = true
 		case evText:
-			if !streamed {
+			if !streamed && !ev.shown {
 				delta(ev.text)
 			}
 			streamed = false
@@ -235,11 +235,16 @@ func (s *session) observedSeq() int {
 // problems with the output are still to be recorded.
 func (s *session) end(ev event, text string) (backend.ModelResponse, error) {
 	if s.pendingDiags() {
+		// The report goes first; the turn's text is read again after it
+		// (already streamed), so the final answer keeps it.
 		s.pushFront(ev)
+		if text != "" {
+			s.pushFront(event{kind: evText, text: text, shown: true})
+		}
 		args, _ := json.Marshal(sessionArgs{Session: s.id, Action: actionReport})
 		id := fmt.Sprintf("codex-%s-report-%d", s.id, s.reportSeq())
 		live.addCall(id, s)
-		return backend.ModelResponse{Text: text, Calls: []backend.ToolCallRequest{{ID: id, Name: ToolSession,
+		return backend.ModelResponse{Calls: []backend.ToolCallRequest{{ID: id, Name: ToolSession,
 			Arguments: args}}}, nil
 	}
 	s.finish()
@@ -277,8 +282,8 @@ func (s *session) turnError(e *turnError, status string) error {
 	switch {
 	case http == 401 || http == 403 || code == "unauthorized":
 		return &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "auth",
-			Message: "the model server rejected Codex's credentials: " + msg,
-			Next:    "Check the profile's key_env variable (its key is sent as a bearer token) and base_url."}
+			Message: "the model server rejected Codex's credentials (" + msg + "). " + authStep,
+			Next:    authStep}
 	case code == "usageLimitExceeded":
 		return &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "usage_limit", Message: msg}
 	case code == "contextWindowExceeded":
@@ -287,6 +292,10 @@ func (s *session) turnError(e *turnError, status string) error {
 	return &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "api_error",
 		Message: "Codex ended the turn with an error: " + msg}
 }
+
+// authStep is the recovery of a refused key. Codex needs no login of its
+// own here: AgentHub gives it the profile's key and server.
+const authStep = "Check the variable the profile's key_env names (its value is sent as a bearer token) and base_url."
 
 // exitError is the failure of a CLI that exited before its turn ended.
 func (s *session) exitError() error {

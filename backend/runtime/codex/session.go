@@ -77,12 +77,13 @@ const (
 )
 
 type event struct {
-	kind eventKind
-	text string
-	req  *request
-	item threadItem
-	turn turn
-	err  error
+	kind  eventKind
+	text  string
+	shown bool // evText: its deltas were streamed already
+	req   *request
+	item  threadItem
+	turn  turn
+	err   error
 }
 
 // itemState is what is known of one item of the turn.
@@ -304,8 +305,12 @@ func (s *session) call(ctx context.Context, method string, params any) (json.Raw
 	}
 }
 
+// steerWait bounds how long decline waits for Codex to take a steer.
+const steerWait = 5 * time.Second
+
 // steer tells the agent something in the running turn (turn/steer): it
-// reaches the model with its next request.
+// reaches the model with its next request. It waits (at most steerWait)
+// until Codex has queued it, so that what follows (an answer) comes after.
 func (s *session) steer(text string) {
 	s.mu.Lock()
 	thread, turn, done := s.thread, s.turn, s.turnDone
@@ -313,8 +318,21 @@ func (s *session) steer(text string) {
 	if thread == "" || done {
 		return
 	}
-	_, _, _ = s.request("turn/steer", map[string]any{"threadId": thread, "expectedTurnId": turn,
-		"input": []any{map[string]any{"type": "text", "text": text}}}, false)
+	id, ch, err := s.request("turn/steer", map[string]any{"threadId": thread, "expectedTurnId": turn,
+		"input": []any{map[string]any{"type": "text", "text": text}}}, true)
+	if err != nil {
+		return
+	}
+	timer := time.NewTimer(steerWait)
+	defer timer.Stop()
+	select {
+	case <-ch:
+	case <-s.p.Done():
+	case <-timer.C:
+		s.mu.Lock()
+		delete(s.pending, id)
+		s.mu.Unlock()
+	}
 }
 
 // answer sends the one answer an approval request gets: "accept" or
@@ -348,12 +366,16 @@ func (s *session) decline(r *request, why string) {
 func (s *session) waitItem(ctx context.Context, id string) (threadItem, error) {
 	for {
 		s.mu.Lock()
-		st := s.items[id]
+		var done *threadItem
+		if st := s.items[id]; st != nil && st.done != nil {
+			it := *st.done
+			done = &it
+		}
 		exited, wait := s.exited, s.changed
 		s.mu.Unlock()
 		switch {
-		case st != nil && st.done != nil:
-			return *st.done, nil
+		case done != nil:
+			return *done, nil
 		case exited:
 			return threadItem{}, errors.New("the Codex CLI exited before it reported the result")
 		}
