@@ -38,6 +38,9 @@ func (rc *runCtl) stream(req backend.ModelRequest, delta func(string)) (backend.
 		req.Messages = rc.cx.view(rc.transcript)
 		emitted := false
 		resp, err := rc.p.Model.Stream(rc.ctx, req, func(s string) { emitted = true; delta(s) })
+		if err == nil {
+			uniqueCalls(resp.Calls, rc.transcript)
+		}
 		if err == nil || emitted || rc.ctx.Err() != nil || !isOverflow(err) {
 			return resp, err
 		}
@@ -45,6 +48,27 @@ func (rc *runCtl) stream(req backend.ModelRequest, delta func(string)) (backend.
 		if !retry {
 			return resp, ferr
 		}
+	}
+}
+
+// uniqueCalls gives a fresh id to a call whose id is empty or already used
+// in the run's transcript (which the compacted view may no longer show) or
+// earlier in the same response: a call id must be unique within its run.
+func uniqueCalls(calls []backend.ToolCallRequest, transcript []backend.Message) {
+	if len(calls) == 0 {
+		return
+	}
+	seen := map[string]bool{}
+	for _, m := range transcript {
+		for _, c := range m.Calls {
+			seen[c.ID] = true
+		}
+	}
+	for i := range calls {
+		if calls[i].ID == "" || seen[calls[i].ID] {
+			calls[i].ID = backend.NewID(backend.PrefixCall)
+		}
+		seen[calls[i].ID] = true
 	}
 }
 

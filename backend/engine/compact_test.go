@@ -323,3 +323,39 @@ func TestHardTimeoutExtendedDuringCompaction(t *testing.T) {
 		t.Fatalf("run %s %+v, want Failed(context_overflow) after the compaction's cap", r.State, r.Failure)
 	}
 }
+
+// TestDuplicateCallIDsAreRenamed: a model that reuses a call id of an
+// earlier step (or sends none) still gets every call executed and paired.
+func TestDuplicateCallIDsAreRenamed(t *testing.T) {
+	m := &script{steps: []backend.ModelResponse{
+		{Calls: []backend.ToolCallRequest{call("c1", "echo", `{"n":1}`)}},
+		{Calls: []backend.ToolCallRequest{call("c1", "echo", `{"n":2}`), call("", "echo", `{"n":3}`)}},
+		{Text: "done"}}}
+	f := newFixture(t, filepath.Join(t.TempDir(), "a.db"), m, 4)
+	defer f.close(t)
+	r, err := f.e.Start(t.Context(), StartRequest{WorkspaceID: "ws_1", Task: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.waitState(t, r.ID, backend.RunCompleted)
+	msgs, _ := f.st.Messages(t.Context(), r.SessionID)
+	ids := map[string]bool{}
+	results := 0
+	for _, m := range msgs {
+		for _, c := range m.Calls {
+			if ids[c.ID] || c.ID == "" {
+				t.Errorf("call id %q twice or empty", c.ID)
+			}
+			ids[c.ID] = true
+		}
+		if m.Role == backend.RoleTool {
+			results++
+			if !ids[m.ToolCallID] {
+				t.Errorf("result for unknown call %q", m.ToolCallID)
+			}
+		}
+	}
+	if len(ids) != 3 || results != 3 {
+		t.Errorf("%d calls, %d results", len(ids), results)
+	}
+}
