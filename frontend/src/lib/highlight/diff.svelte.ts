@@ -8,7 +8,7 @@
 import { langOf, tokenizer, type Lang, type Tok, type Tokenizer } from './index';
 import type { DiffFile } from '../diff/unified';
 
-export const CHUNK = 200;
+export const CHUNK = 100;
 /** Time slice for tokenising before yielding to the page. */
 const SLICE_MS = 12;
 
@@ -29,7 +29,7 @@ export class DiffColors {
   #cache = new Map<string, Tok[][]>();
   #queued = new Set<string>();
   #queue: { key: string; file: number; hunk: number; side: Side; chunk: number }[] = [];
-  #timer: ReturnType<typeof setTimeout> | null = null;
+  #timer: number | ReturnType<typeof setTimeout> | null = null;
   #tok = new Map<Lang, Promise<Tokenizer | null>>();
   #stopped = false;
   /** Tokeniser loader (tests pass their own). */
@@ -75,7 +75,10 @@ export class DiffColors {
   /** Stops pending work (the viewer went away). */
   stop(): void {
     this.#stopped = true;
-    if (this.#timer) clearTimeout(this.#timer);
+    if (this.#timer !== null) {
+      if (typeof cancelIdleCallback === 'function') cancelIdleCallback(this.#timer as number);
+      clearTimeout(this.#timer as ReturnType<typeof setTimeout>);
+    }
     this.#timer = null;
     this.#queue = [];
   }
@@ -100,12 +103,14 @@ export class DiffColors {
     return s;
   }
 
+  /** Runs the queue when the page is idle: the plain diff paints first, colours follow. */
   #schedule(): void {
-    if (this.#timer || this.#stopped) return;
-    this.#timer = setTimeout(() => {
+    if (this.#timer !== null || this.#stopped) return;
+    const run = () => {
       this.#timer = null;
       void this.#work();
-    }, 0);
+    };
+    this.#timer = typeof requestIdleCallback === 'function' ? requestIdleCallback(run, { timeout: 200 }) : setTimeout(run, 0);
   }
 
   async #work(): Promise<void> {

@@ -93,9 +93,13 @@ export class VirtualList {
 
   /** Takes new options (count, margin, …); call from an effect, not a derived. */
   update(changes: Partial<ListOptions>): void {
+    const before = this.#opts.count;
     this.#opts = { ...this.#opts, ...changes };
     this.#v.setOptions(this.#options(this.#opts));
     this.#v._willUpdate();
+    // A following list opens at its end: position it before the first rows
+    // render, instead of rendering the top and then jumping.
+    if (this.#opts.follow && before === 0 && this.#opts.count > 0 && this.#el) this.#v.scrollToEnd();
     this.#sync();
   }
 

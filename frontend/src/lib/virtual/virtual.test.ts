@@ -120,3 +120,14 @@ describe('Stick (follow the bottom of a live list)', () => {
     expect(s.stuck).toBe(false);
   });
 });
+
+describe('VirtualList follow mode', () => {
+  it('opens at the end when the first rows arrive, without rendering the top first', () => {
+    const s = scroller(200);
+    const v = new VirtualList({ count: 0, estimate: () => 20, key: (i) => i, overscan: 1, follow: true });
+    v.attach(s.el);
+    v.update({ count: 100 });
+    expect(indexes(v)).toEqual([89, 90, 91, 92, 93, 94, 95, 96, 97, 98, 99]);
+    expect(s.top).toBeGreaterThan(1700);
+  });
+});
