@@ -2,10 +2,10 @@
 # Runs the event-log benchmarks of backend/store and backend/engine in one go
 # and prints the figures docs/PERFORMANCE.md quotes: ingestion through the
 # store and the engine as a share of the raw mattn/go-sqlite3 batched insert
-# (measured in the same run), the sqlite3 CLI doing the same inserts, commit
-# latency at 2,000 deltas/s, replay of a 100k-event run, and the last 500
-# events of one run in a 1M-event database. With count > 1 every figure is
-# the median of the runs.
+# (measured in the same run, and paired op by op), the sqlite3 CLI doing the
+# same inserts, commit latency at 2,000 deltas/s, replay of a 100k-event run,
+# and the last 500 events of one run in a 1M-event database. With count > 1
+# every figure is the median of the runs.
 #
 # Usage: bench/store/run.sh [benchtime] [count]   (default 3x 1; e.g. 5x 3)
 set -eu
@@ -42,39 +42,46 @@ function med(k,    m, i, j, t, a) {
 	return (m % 2) ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
 }
 function row(label, k, unit, fmt) { if (med(k) >= 0) printf "%-44s " fmt " %s\n", label, med(k), unit }
+# pair prints a benchmark that times each op against the raw reference on a
+# fresh file in the same op: its rate, the paired raw rate and both ratios.
+function pair(label, b) {
+	row(label, b " events/s", "events/s", "%10.0f")
+	row("  CPU per event", b " cpu-us/event", "us", "%10.2f")
+	row("  raw in the same ops (paired)", b " raw-events/s", "events/s", "%10.0f")
+	row("  / raw, wall (target >= 90)", b " pct-of-raw", "%", "%10.1f")
+	row("  / raw, CPU", b " pct-of-raw-cpu", "%", "%10.1f")
+}
 END {
 	raw = med("Ingest/raw events/s"); cli = med("Ingest/sqlite3-cli events/s")
 	print "\ningestion, 100,000 events of 300 bytes per op"
 	row("raw go-sqlite3, batches of 1,000", "Ingest/raw events/s", "events/s", "%10.0f")
 	row("  CPU per event", "Ingest/raw cpu-us/event", "us", "%10.2f")
-	row("store append path (group commit)", "Ingest/store events/s", "events/s", "%10.0f")
-	row("  same op, raw on a fresh file (paired)", "Ingest/store raw-events/s", "events/s", "%10.0f")
-	row("  store / raw, wall (target >= 90)", "Ingest/store pct-of-raw", "%", "%10.1f")
-	row("  store / raw, CPU", "Ingest/store pct-of-raw-cpu", "%", "%10.1f")
-	row("  CPU per event", "Ingest/store cpu-us/event", "us", "%10.2f")
-	row("store append path with the secret redactor", "Ingest/store-redacted events/s", "events/s", "%10.0f")
-	row("  store-redacted / raw, wall", "Ingest/store-redacted pct-of-raw", "%", "%10.1f")
-	row("  store-redacted / raw, CPU", "Ingest/store-redacted pct-of-raw-cpu", "%", "%10.1f")
-	row("  CPU per event", "Ingest/store-redacted cpu-us/event", "us", "%10.2f")
+	pair("store: Store.Emit, group commit", "Ingest/store")
+	pair("store with the secret redactor", "Ingest/store-redacted")
+	pair("store: one Store.Go job per event (before)", "Ingest/store-job")
+	pair("raw-multirow: the same inserts, no store", "Ingest/raw-multirow")
+	if (med("Ingest/raw-multirow events/s") > 0)
+		printf "%-44s %10.1f %%\n", "  store / raw-multirow, wall (own overhead)",
+			100 * med("Ingest/store events/s") / med("Ingest/raw-multirow events/s")
 	row("sqlite3 CLI, same rows as SQL text", "Ingest/sqlite3-cli events/s", "events/s", "%10.0f")
 	row("  CPU per event (whole process)", "Ingest/sqlite3-cli cpu-us/event", "us", "%10.2f")
 	if (raw > 0 && cli > 0) printf "%-44s %10.2f x\n", "raw go-sqlite3 / sqlite3 CLI", raw / cli
 	if (cli > 0) printf "%-44s %10.2f x\n", "store / sqlite3 CLI", med("Ingest/store events/s") / cli
-	for (r = 1; r <= 4; r *= 4) {
-		k = "EngineStream/" r "-runs events/s"
-		row("engine, " r " run(s) streaming deltas", k, "events/s", "%10.0f")
-		row("  CPU per event", "EngineStream/" r "-runs cpu-us/event", "us", "%10.2f")
-		if (raw > 0 && med(k) > 0) printf "%-44s %10.1f %%\n", "  engine / raw (raw from this run)", 100 * med(k) / raw
-	}
+	pair("engine, 1 run streaming deltas", "EngineStream/1-runs")
+	pair("engine, 1 run, with the secret redactor", "EngineStream/1-runs-redacted")
+	pair("engine, 4 runs in 4 sessions", "EngineStream/4-runs")
 	print "\ncommit latency of a streamed delta at 2,000 events/s (target p99 < 10 ms)"
 	row("p50", "CommitLatency p50-ms", "ms", "%10.3f")
 	row("p99", "CommitLatency p99-ms", "ms", "%10.3f")
 	row("max", "CommitLatency max-ms", "ms", "%10.3f")
 	print "\nreplay of a 100,000-event run (target < 300 ms)"
 	row("store.Events from 0, one query", "Replay100k/from-0 ms/replay", "ms", "%10.1f")
+	row("  CPU", "Replay100k/from-0 cpu-ms/replay", "ms", "%10.1f")
 	row("store.Events from 0, pages of 1,000", "Replay100k/from-0-pages-of-1000 ms/replay", "ms", "%10.1f")
+	row("  CPU", "Replay100k/from-0-pages-of-1000 cpu-ms/replay", "ms", "%10.1f")
 	row("store.Events from 50,000, one query", "Replay100k/from-50000 ms/replay", "ms", "%10.1f")
 	row("engine.Subscribe from 0", "SubscribeReplay100k/from-0 ms/replay", "ms", "%10.1f")
+	row("  CPU", "SubscribeReplay100k/from-0 cpu-ms/replay", "ms", "%10.1f")
 	row("engine.Subscribe from 50,000", "SubscribeReplay100k/from-50000 ms/replay", "ms", "%10.1f")
 	print "\nlast 500 events of one run, 1,000,000 events in 1,000 runs (target < 20 ms)"
 	row("store.LastEvents", "LastEvents1M ms/read", "ms", "%10.2f")
