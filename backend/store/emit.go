@@ -33,6 +33,8 @@ type emitReq struct {
 // refused for a run in a terminal state (LC2), it is committed before it is
 // published (EV6), emits and jobs commit in submission order, and a refused
 // or failed emit takes no sequence. done (optional) runs like [Store.Go]'s.
+// A payload given as JSON bytes is stored as it is: it must not change after
+// the call.
 func (s *Store) Emit(runID string, typ backend.EventType, payload any, done func([]backend.Event, error)) {
 	raw, err := rawJSON(payload)
 	if err != nil {
