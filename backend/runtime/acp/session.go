@@ -153,8 +153,11 @@ func (s *session) start(env backend.ToolEnv) error {
 	if env.Track != nil {
 		env.Track(stopper{s})
 	}
-	s.conn = sdk.NewClientSideConnection(client{s}, p.Stdin(), in)
-	s.conn.SetLogger(slog.New(slog.DiscardHandler)) // it would log raw lines
+	conn := sdk.NewClientSideConnection(client{s}, p.Stdin(), in)
+	conn.SetLogger(slog.New(slog.DiscardHandler)) // it would log raw lines
+	s.mu.Lock() // a cancel may already be stopping the session
+	s.conn = conn
+	s.mu.Unlock()
 	go s.watchExit()
 	return s.open()
 }
@@ -177,7 +180,9 @@ func (s *session) open() error {
 	if err != nil {
 		return s.startError("session/new", err)
 	}
+	s.mu.Lock()
 	s.sid = ns.SessionId
+	s.mu.Unlock()
 	go s.prompt()
 	return nil
 }
@@ -373,17 +378,18 @@ func (s *session) stop(grace time.Duration) error {
 	already := s.closing
 	s.closing = true
 	pending := s.unanswered()
+	conn, sid, exited := s.conn, s.sid, s.exited
 	s.mu.Unlock()
 	defer s.drop()
-	if s.p == nil || already && s.exited {
+	if s.p == nil || already && exited {
 		return nil
 	}
 	for _, p := range pending {
 		p.cancel()
 	}
-	if s.conn != nil && s.sid != "" && !already {
+	if conn != nil && sid != "" && !already {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		_ = s.conn.Cancel(ctx, sdk.CancelNotification{SessionId: s.sid})
+		_ = conn.Cancel(ctx, sdk.CancelNotification{SessionId: sid})
 		cancel()
 		select {
 		case <-s.p.Done():
