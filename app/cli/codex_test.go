@@ -691,3 +691,56 @@ func TestCodexExitFailsWithStderr(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
 }
+
+// TestCodexCancelDuringCommandLeavesNoProcess cancels a run while an
+// approved command runs: Codex may start commands in a session of their
+// own (and inside bubblewrap), so this checks every descendant, not only
+// the process group.
+func TestCodexCancelDuringCommandLeavesNoProcess(t *testing.T) {
+	t.Parallel()
+	bin := codexBin(t)
+	srv := codextest.New(codextest.Turn{Calls: []codextest.Call{codextest.Exec("call_e1", "sleep 300", false)}},
+		codextest.Turn{Text: []string{"Slept."}})
+	defer srv.Close()
+	env, dir := newGitWorkspace(t)
+	writeCodexProfile(t, env, bin, srv.URL, "")
+	core, run := startCodexRun(t, env, dir, "sleep")
+	tk := waitForApproval(t, core, run.ID)
+	leader, _ := codexProcesses(t, dir, srv)
+	if _, err := api.NewApprovalsAPI(core).Decide(backend.Decision{ApprovalID: tk.ID, Kind: backend.ApproveOnce,
+		SubjectHash: tk.SubjectHash}); err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		pids = append([]int{leader}, childrenOf([]int{leader})...)
+		if slices.ContainsFunc(pids, func(p int) bool { return commOf(p) == "sleep" }) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the approved command did not start: %v", pids)
+		}
+	}
+	t.Logf("processes while the command runs: %v", describe(pids))
+	if sum, err := api.NewRunsAPI(core).Cancel(run.ID); err != nil || sum.State != backend.RunCancelled {
+		t.Fatalf("cancel: %+v %v", sum, err)
+	}
+	for deadline := time.Now().Add(15 * time.Second); len(alive(pids)) > 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("processes survived the cancel: %v", describe(alive(pids)))
+		}
+	}
+}
+
+func commOf(pid int) string {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+	return strings.TrimSpace(string(b))
+}
+
+func describe(pids []int) []string {
+	var out []string
+	for _, p := range pids {
+		out = append(out, fmt.Sprintf("%d:%s", p, commOf(p)))
+	}
+	return out
+}

@@ -248,6 +248,15 @@ func (c Config) linkSandbox(bin string) error {
 	return nil
 }
 
+// threadParams are thread/start's parameters: approval policy
+// "untrusted" (every command and every patch asks; "on-request" would let
+// Codex run what it deems safe), AgentHub as the reviewer (no model-based
+// auto-review), the profile's sandbox, no rollout kept on disk.
+func (c Config) threadParams(root string) map[string]any {
+	return map[string]any{"cwd": root, "sandbox": c.sandbox(), "approvalPolicy": "untrusted",
+		"approvalsReviewer": "user", "model": c.Model, "ephemeral": true}
+}
+
 // appServerArgs is the command line of a gated session.
 func (c Config) appServerArgs() []string { return []string{"app-server"} }
 

@@ -182,8 +182,7 @@ func (s *session) start(ctx context.Context, env backend.ToolEnv) error {
 	if err := s.send(map[string]any{"method": "initialized"}); err != nil {
 		return err
 	}
-	res, err := s.call(ctx, "thread/start", map[string]any{"cwd": s.root, "sandbox": s.cfg.sandbox(),
-		"approvalPolicy": "untrusted", "approvalsReviewer": "user", "model": s.cfg.Model, "ephemeral": true})
+	res, err := s.call(ctx, "thread/start", s.cfg.threadParams(s.root))
 	if err != nil {
 		return err
 	}
