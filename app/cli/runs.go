@@ -19,6 +19,7 @@ func runRuns(ctx context.Context, e *Env, args []string) error {
 	fl, home := flags(e, "runs "+sub)
 	asJSON := fl.Bool("json", false, "print JSON (events: one envelope per line)")
 	since := fl.Int64("since", 0, "events: only those with a sequence above SEQ")
+	onApproval := fl.String("on-approval", "", "resume: prompt | approve | reject, as for run")
 	words, err := positional(fl, args)
 	if err != nil {
 		return err
@@ -51,12 +52,20 @@ func runRuns(ctx context.Context, e *Env, args []string) error {
 		}
 		return printOne(e, *asJSON, r, fmt.Sprintf("Run %s is %s.", r.ID, r.State))
 	case "resume":
+		// Like run, resume follows the new run to its end: its engine
+		// lives in this process.
+		mode, err := chooseMode(*onApproval, e.Stdin)
+		if err != nil {
+			return err
+		}
 		r, err := runs.Resume(words[0])
 		if err != nil {
 			return err
 		}
-		return printOne(e, *asJSON, r, fmt.Sprintf("Run %s resumes %s from its last checkpoint; follow it with: "+
-			"agenthub runs events %s", r.ID, words[0], r.ID))
+		if !*asJSON {
+			fmt.Fprintf(e.Stdout, "Run %s resumes %s from its last checkpoint.\n", r.ID, words[0])
+		}
+		return newFollower(e, core, *asJSON, mode).follow(ctx, r.ID, 0)
 	}
 	list, err := runs.List("")
 	if err != nil {
