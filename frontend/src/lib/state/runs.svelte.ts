@@ -125,15 +125,3 @@ export class RunsState {
     this.items[i] = run;
   }
 }
-
-/**
- * The profiles a run can start with. The API has no profile list yet, so
- * this names the one every AgentHub has: the bundled scripted demo.
- */
-export interface ProfileOption {
-  name: string;
-  scripted: boolean;
-}
-
-export const PROFILES: readonly ProfileOption[] = [{ name: 'demo', scripted: true }];
-export const DEFAULT_PROFILE = 'demo';
