@@ -144,6 +144,8 @@ export interface ApprovalRequest {
   grantPreview?: string;
   status: 'pending' | 'resolved';
   createdAt: string;
+  /** Other pending requests of the run asking for exactly the same thing; one decision answers them all. */
+  mergedApprovalIds?: string[];
 }
 
 export interface HunkRef {

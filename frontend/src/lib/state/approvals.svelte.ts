@@ -43,7 +43,12 @@ export class ApprovalsState {
     for (const ev of events) {
       if (ev.type === 'run.approval.requested') {
         const req = ev.payload as ApprovalRequest;
-        if (!this.pending.some((a) => a.approvalId === req.approvalId)) this.pending.push(req);
+        if (this.pending.some((a) => a.approvalId === req.approvalId || a.mergedApprovalIds?.includes(req.approvalId))) continue;
+        // A request equal to one already waiting in the same run is the
+        // same item: one decision answers both (the server merges them too).
+        const twin = this.pending.find((a) => a.runId === req.runId && a.subjectHash === req.subjectHash);
+        if (twin) twin.mergedApprovalIds = [...(twin.mergedApprovalIds ?? []), req.approvalId];
+        else this.pending.push(req);
       } else if (ev.type === 'run.approval.resolved') {
         this.#drop((ev.payload as { approvalId?: string }).approvalId ?? '');
       } else if (ev.type === 'run.completed' || ev.type === 'run.failed' || ev.type === 'run.cancelled') {
