@@ -215,6 +215,7 @@ func (s *session) next(ctx context.Context, delta func(string)) (backend.ModelRe
 		case evTurnDone:
 			return s.end(ev, text.String())
 		case evExit:
+			s.drop()
 			return backend.ModelResponse{}, s.exitError()
 		case evFail:
 			s.stop()
@@ -302,7 +303,6 @@ func (s *session) exitError() error {
 	s.mu.Lock()
 	code, tail, invalid, lines := s.exitCode, s.stderr, s.invalid, s.lines
 	s.mu.Unlock()
-	s.drop()
 	if invalid > 0 && invalid >= lines/2 {
 		return &backend.Error{Code: backend.FailSchemaValidation,
 			Message: fmt.Sprintf("the Codex CLI's output could not be read (%d of %d lines)", invalid, lines)}

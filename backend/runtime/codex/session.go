@@ -294,6 +294,7 @@ func (s *session) call(ctx context.Context, method string, params any) (json.Raw
 		}
 		return l.Result, nil
 	case <-s.p.Done():
+		s.waitExited()
 		return nil, s.exitError()
 	case <-ctx.Done():
 		s.mu.Lock()
@@ -464,12 +465,33 @@ func (s *session) takeUsage() backend.Usage {
 	return u
 }
 
-// fail makes the next Stream end the run with err.
+// fail makes the next Stream end the run with err, before anything else
+// queued (the exit of a process stopped because of err, for one).
 func (s *session) fail(err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.queue = append(s.queue, event{kind: evFail, err: err})
+	s.queue = append([]event{{kind: evFail, err: err}}, s.queue...)
 	s.signal()
+}
+
+// waitExited waits (briefly) until watchExit has recorded the exit, so its
+// stderr is at hand.
+func (s *session) waitExited() {
+	timer := time.NewTimer(2 * time.Second)
+	defer timer.Stop()
+	for {
+		s.mu.Lock()
+		exited, wait := s.exited, s.changed
+		s.mu.Unlock()
+		if exited {
+			return
+		}
+		select {
+		case <-wait:
+		case <-timer.C:
+			return
+		}
+	}
 }
 
 // closeGrace bounds how long a finished CLI may take to exit after its
