@@ -263,17 +263,35 @@ func (in *eventInserter) bind(rows []emitRow) []driver.NamedValue {
 		}
 	}
 	args := in.args[:9*len(rows)]
-	for j, r := range rows {
-		a, ev := args[9*j:9*j+9], &r.ev
-		a[0].Value, a[1].Value, a[2].Value = ev.RunID, ev.Sequence, ev.ID
-		a[3].Value, a[4].Value, a[5].Value = string(ev.Type), ev.SessionID, ev.AgentID
+	for j := range rows {
+		a, ev := args[9*j:9*j+9], &rows[j].ev
+		a[1].Value, a[2].Value, a[7].Value = ev.Sequence, ev.ID, int64(ev.SchemaVersion)
 		// The payload column is TEXT in a STRICT table, so it is bound as a
 		// string: a view of the bytes, which the driver copies before
 		// binding and which nothing changes after Emit.
-		a[6].Value, a[7].Value = ev.Timestamp, int64(ev.SchemaVersion)
 		a[8].Value = unsafe.String(unsafe.SliceData(ev.Payload), len(ev.Payload))
+		// Rows mostly repeat the previous row's run, type and millisecond:
+		// reuse its boxed values rather than allocate new ones.
+		var p []driver.NamedValue
+		pe := &backend.Event{}
+		if j > 0 {
+			p, pe = args[9*j-9:9*j], &rows[j-1].ev
+		}
+		a[0].Value = box(p, 0, pe.RunID, ev.RunID)
+		a[3].Value = box(p, 3, string(pe.Type), string(ev.Type))
+		a[4].Value = box(p, 4, pe.SessionID, ev.SessionID)
+		a[5].Value = box(p, 5, pe.AgentID, ev.AgentID)
+		a[6].Value = box(p, 6, pe.Timestamp, ev.Timestamp)
 	}
 	return args
+}
+
+// box returns prev[i]'s value when v equals the previous row's, else v.
+func box(prev []driver.NamedValue, i int, was, v string) driver.Value {
+	if prev != nil && was == v {
+		return prev[i].Value
+	}
+	return v
 }
 
 // close finalizes the statements; their connection must not be in use.
