@@ -56,7 +56,12 @@ END {
 	print "\ningestion, 100,000 events of 300 bytes per op"
 	row("raw go-sqlite3, batches of 1,000", "Ingest/raw events/s", "events/s", "%10.0f")
 	row("  CPU per event", "Ingest/raw cpu-us/event", "us", "%10.2f")
+	row("raw, no checkpoint during the op (a bound)", "Ingest/raw-nockpt events/s", "events/s", "%10.0f")
+	row("  CPU per event", "Ingest/raw-nockpt cpu-us/event", "us", "%10.2f")
 	pair("store: Store.Emit, group commit", "Ingest/store")
+	if (med("Ingest/raw-nockpt events/s") > 0)
+		printf "%-44s %10.1f %%\n", "  store / raw-nockpt, wall (medians)",
+			100 * med("Ingest/store events/s") / med("Ingest/raw-nockpt events/s")
 	pair("store with the secret redactor", "Ingest/store-redacted")
 	pair("store: one Store.Go job per event (before)", "Ingest/store-job")
 	pair("raw-multirow: the same inserts, no store", "Ingest/raw-multirow")
