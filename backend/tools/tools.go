@@ -31,6 +31,8 @@ const (
 	GitDiff    = "git_diff"
 	GitCommit  = "git_commit"
 	Delegate   = "delegate"
+	Search     = "search"
+	FetchURL   = "fetch_url"
 )
 
 // Config configures the built-in tools.
@@ -59,6 +61,8 @@ func New(cfg Config) map[string]backend.Tool {
 		GitDiff:    gitDiff{},
 		GitCommit:  gitCommit{},
 		Delegate:   delegate{},
+		Search:     search{},
+		FetchURL:   fetchURL{},
 	}
 }
 
