@@ -193,3 +193,36 @@ func TestFetchURLSpec(t *testing.T) {
 		t.Errorf("required = %v (%v)", s.Required, err)
 	}
 }
+
+// TestFetchURLPolicy: the action asks under the default policy and is
+// allowed only when a network rule names its host (and method).
+func TestFetchURLPolicy(t *testing.T) {
+	f := newFixture(t)
+	a := f.action(t, FetchURL, `{"url":"https://Docs.Example.com/page"}`)
+	act, err := approval.ActionOf(backend.GateRequest{Tool: FetchURL, Action: *a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	allowDocs := &approval.Policy{Version: approval.PolicyVersion,
+		Network: []approval.NetworkRule{{Host: "docs.example.com", Method: "GET", Verdict: backend.Allow}}}
+	allowOther := &approval.Policy{Version: approval.PolicyVersion,
+		Network: []approval.NetworkRule{{Host: "other.example.com", Verdict: backend.Allow}}}
+	for _, tt := range []struct {
+		name string
+		p    *approval.Policy
+		want backend.Verdict
+	}{
+		{"default asks", approval.DefaultPolicy(), backend.Ask},
+		{"host rule allows", allowDocs, backend.Allow},
+		{"other host asks", allowOther, backend.Ask},
+	} {
+		if got := tt.p.Evaluate(act).Verdict; got != tt.want {
+			t.Errorf("%s: verdict %s, want %s", tt.name, got, tt.want)
+		}
+	}
+	head := f.action(t, FetchURL, `{"url":"https://docs.example.com/page","method":"HEAD"}`)
+	act, _ = approval.ActionOf(backend.GateRequest{Tool: FetchURL, Action: *head})
+	if got := allowDocs.Evaluate(act).Verdict; got != backend.Ask {
+		t.Errorf("HEAD under a GET rule: %s, want ask", got)
+	}
+}
