@@ -21,7 +21,8 @@ type WalkFunc func(e Entry) error
 // takes it); then the ignore files above it do not apply inside it. Symlinks are passed to fn as entries (Symlink set) and never
 // followed, so the walk never leaves the root. Ignore files are read
 // through the root too; one that cannot be read is treated as empty.
-// Each directory lists at most MaxEntries entries.
+// Each directory lists at most MaxEntries entries; a directory below start
+// that cannot be listed is skipped.
 func (w *FS) Walk(start string, fn WalkFunc) error {
 	p, err := clean("walk", start, w.windows)
 	if err != nil {
@@ -53,14 +54,14 @@ func (w *FS) Walk(start string, fn WalkFunc) error {
 	}
 	e := Entry{Path: p, Name: p[strings.LastIndexByte(p, '/')+1:], Mode: fi.Mode(), Size: fi.Size(),
 		Symlink: fi.Mode()&fs.ModeSymlink != 0}
-	err = w.walk(e, ps, fn)
+	err = w.walk(e, ps, fn, true)
 	if errors.Is(err, fs.SkipAll) || errors.Is(err, fs.SkipDir) {
 		return nil
 	}
 	return err
 }
 
-func (w *FS) walk(e Entry, ps []gitignore.Pattern, fn WalkFunc) error {
+func (w *FS) walk(e Entry, ps []gitignore.Pattern, fn WalkFunc, top bool) error {
 	if err := fn(e); err != nil || !e.Mode.IsDir() || e.Symlink {
 		return err
 	}
@@ -75,7 +76,10 @@ func (w *FS) walk(e Entry, ps []gitignore.Pattern, fn WalkFunc) error {
 	m := gitignore.NewMatcher(ps)
 	entries, _, err := w.ReadDir(e.Path)
 	if err != nil {
-		return err
+		if top {
+			return err
+		}
+		return nil // a directory below start that cannot be listed is skipped
 	}
 	for _, c := range entries {
 		if c.Name == ".git" {
@@ -85,7 +89,7 @@ func (w *FS) walk(e Entry, ps []gitignore.Pattern, fn WalkFunc) error {
 		if m.Match(append(domain[:len(domain):len(domain)], c.Name), isDir) {
 			continue
 		}
-		err := w.walk(c, ps, fn)
+		err := w.walk(c, ps, fn, false)
 		switch {
 		case errors.Is(err, fs.SkipDir):
 			// fn skipped c's contents (or, for a file, the rest of e).

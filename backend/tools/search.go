@@ -28,8 +28,10 @@ const (
 	maxSearchLine = 300
 	// maxSearchFile skips bigger files; they are counted and reported.
 	maxSearchFile = 1 << 20
-	// maxSearchFiles bounds the files one search reads or matches.
+	// maxSearchFiles bounds the files one search reads or matches, and
+	// maxSearchRead the bytes it reads.
 	maxSearchFiles = 50000
+	maxSearchRead  = 256 << 20
 )
 
 type searchArgs struct {
@@ -156,6 +158,7 @@ type searcher struct {
 
 	out                               strings.Builder
 	results, files                    int
+	read                              int64 // bytes of files read
 	binary, large, secret, unreadable int
 	truncated                         string // why the output stopped, "" when complete
 }
@@ -203,7 +206,12 @@ func (s *searcher) grep(e workspace.Entry) {
 	case err != nil:
 		s.unreadable++ // hard-linked, vanished or unreadable: skipped
 		return
-	case bytes.IndexByte(data[:min(len(data), binarySniff)], 0) >= 0:
+	}
+	if s.read += int64(len(data)); s.read > maxSearchRead {
+		s.truncated = fmt.Sprintf("stopped after reading %d MiB", maxSearchRead>>20)
+		return
+	}
+	if bytes.IndexByte(data[:min(len(data), binarySniff)], 0) >= 0 {
 		s.binary++
 		return
 	}
