@@ -65,9 +65,17 @@ async function once(server, i) {
     page.setDefaultTimeout(120_000);
     await page.addInitScript(probe);
     const cdp = await context.newCDPSession(page);
+    await cdp.send('Performance.enable');
+    /** Main-thread busy time (ms) of the renderer so far: moves much less than wall time on a loaded machine. */
+    const busy = async () => {
+      const { metrics } = await cdp.send('Performance.getMetrics');
+      const get = (n) => metrics.find((x) => x.name === n)?.value ?? 0;
+      return Math.round(get('TaskDuration') * 1000);
+    };
     await page.goto(`${server.url}#/run/${encodeURIComponent(args.run)}`);
     await page.waitForFunction(() => window.__bench.firstRows !== null);
     const firstRows = await page.evaluate(() => window.__bench.firstRows);
+    const firstRowsBusy = await busy();
     await page.waitForFunction(
       (n) => {
         const ol = document.querySelector('[data-testid="timeline"]');
@@ -76,6 +84,7 @@ async function once(server, i) {
       Number(args.events) / 10,
     );
     const loaded = await page.evaluate(() => performance.now());
+    const loadedBusy = await busy();
     const rows = await page.evaluate(() => Number(document.querySelector('[data-testid="timeline"]').dataset.count));
 
     // Scrolling: jumps through the whole run, then wheel-sized steps.
@@ -122,10 +131,12 @@ async function once(server, i) {
     let diff = null;
     if (found) {
       const toggle = page.getByTestId('timeline-patch-toggle').first();
+      const b0 = await busy();
       const t0 = await page.evaluate(() => performance.now());
       await toggle.click();
       await page.waitForFunction(() => document.querySelectorAll('[data-testid="diff-view"] tr').length > 0);
       const shown = (await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r(performance.now()))))) - t0;
+      const shownBusy = (await busy()) - b0;
       const diffDom = await page.evaluate(() => document.querySelectorAll('[data-testid="diff-view"] tr').length);
       const stats = await page.evaluate(() => document.querySelector('[data-testid="diff-view"] .summary')?.textContent?.trim());
       await page.getByTestId('diff-scroll').first().focus();
@@ -144,9 +155,9 @@ async function once(server, i) {
       if (i === 0) await page.screenshot({ path: join(ARTIFACTS, 'diff-10k-split.png') });
       await page.getByTestId('diff-mode-unified').first().click();
       await cdp.send('HeapProfiler.collectGarbage');
-      diff = { shown, domRows: diffDom, stats, nextHunk: navs, split, heap: (await cdp.send('Runtime.getHeapUsage')).usedSize };
+      diff = { shown, shownBusy, domRows: diffDom, stats, nextHunk: navs, split, heap: (await cdp.send('Runtime.getHeapUsage')).usedSize };
     }
-    return { firstRows, loaded, rows, scroll, domRows, domNodes, heapScrolled, diff };
+    return { firstRows, firstRowsBusy, loaded, loadedBusy, rows, scroll, domRows, domNodes, heapScrolled, diff };
   } finally {
     await context.close();
     await rm(profile, { recursive: true, force: true });
@@ -162,11 +173,11 @@ try {
     const r = await once(server, i);
     results.push(r);
     console.log(
-      `run ${i + 1}: first rows ${r.firstRows.toFixed(0)} ms, history loaded ${r.loaded.toFixed(0)} ms (${r.rows} rows), ` +
+      `run ${i + 1}: first rows ${r.firstRows.toFixed(0)} ms (main thread busy ${r.firstRowsBusy} ms), history loaded ${r.loaded.toFixed(0)} ms (busy ${r.loadedBusy} ms; ${r.rows} rows), ` +
         `scroll jump p50/p95 ${median(r.scroll.jumps).toFixed(1)}/${pct(r.scroll.jumps, 95).toFixed(1)} ms, step p50/p95 ${median(r.scroll.steps).toFixed(1)}/${pct(r.scroll.steps, 95).toFixed(1)} ms, ` +
         `${r.domRows} rows in the DOM, heap after scrolling ${mb(r.heapScrolled)} MB` +
         (r.diff
-          ? `; diff (${r.diff.stats}) shown in ${r.diff.shown.toFixed(0)} ms with ${r.diff.domRows} rows in the DOM, next hunk p50 ${median(r.diff.nextHunk).toFixed(0)} ms, split in ${r.diff.split.toFixed(0)} ms, heap ${mb(r.diff.heap)} MB`
+          ? `; diff (${r.diff.stats}) shown in ${r.diff.shown.toFixed(0)} ms (busy ${r.diff.shownBusy} ms) with ${r.diff.domRows} rows in the DOM, next hunk p50 ${median(r.diff.nextHunk).toFixed(0)} ms, split in ${r.diff.split.toFixed(0)} ms, heap ${mb(r.diff.heap)} MB`
           : '; no patch row found'),
     );
   }
@@ -178,14 +189,19 @@ const summary = {
   rows: results[0]?.rows,
   runs: results.length,
   firstRowsMs: median(results.map((r) => r.firstRows)),
+  firstRowsBusyMs: median(results.map((r) => r.firstRowsBusy)),
   historyLoadedMs: median(results.map((r) => r.loaded)),
+  historyLoadedBusyMs: median(results.map((r) => r.loadedBusy)),
   scrollJumpP95Ms: median(results.map((r) => pct(r.scroll.jumps, 95))),
   scrollStepP95Ms: median(results.map((r) => pct(r.scroll.steps, 95))),
   domRowsAfterScroll: median(results.map((r) => r.domRows)),
   heapAfterScrollMB: mb(median(results.map((r) => r.heapScrolled))),
   diffShownMs: median(results.filter((r) => r.diff).map((r) => r.diff.shown)),
+  diffShownBusyMs: median(results.filter((r) => r.diff).map((r) => r.diff.shownBusy)),
   diffDomRows: median(results.filter((r) => r.diff).map((r) => r.diff.domRows)),
   heapWithDiffMB: mb(median(results.filter((r) => r.diff).map((r) => r.diff.heap))),
 };
+const { loadavg } = await import('node:os');
 console.log(`median of ${summary.runs}: ${JSON.stringify(summary)}`);
+console.log(`load average at the end: ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 console.log(`goals: first rows < 1000 ms: ${summary.firstRowsMs < 1000 ? 'met' : 'MISSED'}; heap < 150 MB: ${summary.heapAfterScrollMB < 150 ? 'met' : 'MISSED'}`);

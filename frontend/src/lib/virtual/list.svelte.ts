@@ -7,6 +7,7 @@
 import {
   Virtualizer,
   elementScroll,
+  measureElement,
   observeElementOffset,
   observeElementRect,
   type Rect,
@@ -70,6 +71,9 @@ export class VirtualList {
       observeElementRect: (v: Virtualizer<HTMLElement, HTMLElement>, cb: (r: Rect) => void) =>
         observeElementRect(v, (r) => cb(r.height > 0 ? r : { width: r.width, height: fallbackHeight() })),
       initialRect: { width: 0, height: fallbackHeight() },
+      // A row without layout (a test DOM, a hidden tab) measures 0: keep its estimate.
+      measureElement: (el: HTMLElement, entry: ResizeObserverEntry | undefined, v: Virtualizer<HTMLElement, HTMLElement>) =>
+        measureElement(el, entry, v) || o.estimate(v.indexFromElement(el)),
       onChange: () => this.#sync(),
     };
   }
@@ -84,6 +88,8 @@ export class VirtualList {
     this.#el = el;
     const cleanup = this.#v._didMount();
     this.#v._willUpdate();
+    // Rows may have arrived before the container did: open at the end then.
+    if (this.#opts.follow && this.#opts.count > 0) this.#v.scrollToEnd();
     this.#sync();
     return () => {
       cleanup();
