@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -212,6 +213,56 @@ func TestACPDriftAndUnreadableOutput(t *testing.T) {
 	}
 	if !hasType(evs, backend.EvRunCompleted) || finalText(evs) != "All done." {
 		t.Fatalf("not completed with the agent's answer: %q", finalText(evs))
+	}
+}
+
+// TestACPCancelSendsSessionCancelThenStops: a cancel reaches the agent as
+// session/cancel before its process group is stopped, and nothing of it is
+// left; the raw output of the session is kept.
+func TestACPCancelSendsSessionCancelThenStops(t *testing.T) {
+	t.Parallel()
+	env, dir := newGitWorkspace(t)
+	bin, _ := os.Executable()
+	marker := filepath.Join(t.TempDir(), "cancelled")
+	cmd, err := acptest.WriteScript(t.TempDir(), bin, acptest.Script{CancelMarker: marker,
+		Steps: []acptest.Step{{Say: "thinking"}, {Hang: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeACPProfile(t, env, fmt.Sprintf("runtime = \"acp\"\ncommand = [%q, %q, %q]", cmd[0], cmd[1], cmd[2]))
+	core, run := startProfileRun(t, env, dir, "gm", "think")
+	var pids []int
+	for deadline := time.Now().Add(30 * time.Second); len(pids) == 0 || !hasType(runEvents(t, core, run.ID), backend.EvRuntimeStarted); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the agent did not start")
+		}
+		pids = processesIn(dir)
+	}
+	time.Sleep(300 * time.Millisecond) // the prompt reaches its hang
+	if sum, err := api.NewRunsAPI(core).Cancel(run.ID); err != nil || sum.State != backend.RunCancelled {
+		t.Fatalf("cancel: %+v %v", sum, err)
+	}
+	// The run is Cancelled at once; stopping its agent goes on in the background.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(marker); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the agent did not receive session/cancel")
+		}
+	}
+	for deadline := time.Now().Add(10 * time.Second); len(processesIn(dir)) > 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("processes left: %v", processesIn(dir))
+		}
+	}
+	started := eventsOf(runEvents(t, core, run.ID), backend.EvRuntimeStarted)
+	if len(started) != 1 {
+		t.Fatalf("runtime.started: %v", started)
+	}
+	raw, err := os.ReadFile(filepath.Join(env["AGENTHUB_HOME"], "runtimes", "acp", "gm", fmt.Sprint(started[0]["rawOutput"])))
+	if err != nil || !strings.Contains(string(raw), `"text":"thinking"`) {
+		t.Fatalf("raw output: %v\n%s", err, raw)
 	}
 }
 

@@ -68,6 +68,8 @@ type session struct {
 	stderr   string // scrubbed and redacted tail, once exited
 	ended    bool   // the prompt turn returned
 	closing  bool   // stop or finish began
+	stopping bool   // stop began; stopDone closes when it is over
+	stopDone chan struct{}
 }
 
 // agentInfo is what the agent says about itself in initialize.
@@ -114,7 +116,7 @@ func newSession(cfg Config, bin binary, task string) *session {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return &session{id: "acp" + hex.EncodeToString(b[:]), cfg: cfg, bin: bin, task: task,
-		changed: make(chan struct{}), perms: map[string]*permission{}, writes: map[string]*writeReq{},
+		changed: make(chan struct{}), stopDone: make(chan struct{}), perms: map[string]*permission{}, writes: map[string]*writeReq{},
 		calls: map[string]*agentCall{}}
 }
 
@@ -155,7 +157,7 @@ func (s *session) start(env backend.ToolEnv) error {
 	}
 	conn := sdk.NewClientSideConnection(client{s}, p.Stdin(), in)
 	conn.SetLogger(slog.New(slog.DiscardHandler)) // it would log raw lines
-	s.mu.Lock() // a cancel may already be stopping the session
+	s.mu.Lock()                                   // a cancel may already be stopping the session
 	s.conn = conn
 	s.mu.Unlock()
 	go s.watchExit()
@@ -372,22 +374,32 @@ func (s *session) finish() {
 
 // stop ends the session: session/cancel first, so the agent can stop its
 // turn (and every pending request is answered "cancelled", as ACP asks),
-// then a graceful stop of the whole process group, then a kill.
+// then a graceful stop of the whole process group, then a kill. A cancel
+// reaches it twice (the model's context and the run's tracked stopper): the
+// second caller waits for the first instead of killing at once.
 func (s *session) stop(grace time.Duration) error {
 	s.mu.Lock()
-	already := s.closing
-	s.closing = true
+	first := !s.stopping
+	s.stopping, s.closing = true, true
 	pending := s.unanswered()
 	conn, sid, exited := s.conn, s.sid, s.exited
 	s.mu.Unlock()
 	defer s.drop()
-	if s.p == nil || already && exited {
+	if s.p == nil {
 		return nil
 	}
+	if !first {
+		select {
+		case <-s.stopDone:
+		case <-time.After(grace + 5*time.Second):
+		}
+		return s.p.Stop(grace) // nothing left to do when the first one finished
+	}
+	defer close(s.stopDone)
 	for _, p := range pending {
 		p.cancel()
 	}
-	if conn != nil && sid != "" && !already {
+	if conn != nil && sid != "" && !exited {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		_ = conn.Cancel(ctx, sdk.CancelNotification{SessionId: sid})
 		cancel()

@@ -26,6 +26,9 @@ type Script struct {
 	Name    string `json:"name"`    // agentInfo.name; default "agenthub-test-agent"
 	Version string `json:"version"` // agentInfo.version; default "1.0.0"
 	Steps   []Step `json:"steps"`
+	// CancelMarker, when set, is a file the agent creates when it receives
+	// session/cancel, so a test can see the cancel arrived.
+	CancelMarker string `json:"cancelMarker,omitempty"`
 	// NewSessionError makes session/new fail with this code and message.
 	NewSessionError *sdk.RequestError `json:"newSessionError,omitempty"`
 }
@@ -145,8 +148,17 @@ func (a *agent) NewSession(_ context.Context, p sdk.NewSessionRequest) (sdk.NewS
 }
 
 func (a *agent) Cancel(context.Context, sdk.CancelNotification) error {
+	a.markCancelled()
 	a.once.Do(func() { close(a.cancelled) })
 	return nil
+}
+
+// markCancelled records that session/cancel arrived, before the turn's
+// answer, so the file exists by the time the client stops the process.
+func (a *agent) markCancelled() {
+	if a.script.CancelMarker != "" {
+		_ = os.WriteFile(a.script.CancelMarker, []byte("cancelled\n"), 0o600)
+	}
 }
 
 func (a *agent) CloseSession(context.Context, sdk.CloseSessionRequest) (sdk.CloseSessionResponse, error) {
@@ -208,10 +220,10 @@ func (a *agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResp
 		case st.Hang:
 			select {
 			case <-a.cancelled:
-				return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
-			case <-ctx.Done():
-				return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
+			case <-ctx.Done(): // the SDK cancels the prompt on session/cancel
 			}
+			a.markCancelled()
+			return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
 		}
 	}
 	return sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn}, nil
