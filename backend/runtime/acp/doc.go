@@ -31,7 +31,8 @@
 //     ([ToolWrite]) and applied only after approval.
 //   - fs/read_text_file is served at once from the workspace's rooted file
 //     API and recorded as run.file.read; paths outside the workspace and
-//     secret files are refused.
+//     secret files are refused. It is not offered to Gemini CLI 0.61.0,
+//     which cannot then create new files (see Config.servesReads).
 //   - terminal/* is not offered: agents run their commands themselves after
 //     a permission request, which is gated as a shell approval. Gemini CLI
 //     0.61.0 never uses client terminals, so serving them would be untested
