@@ -35,6 +35,9 @@ type Profile struct {
 	Scripted   bool          // a playbook, never an AI model
 	StateKeys  []string      // state keys a sub-agent of this profile registers (delegate.go)
 	Executor   Executor      // how a step's calls execute (EX1, executor.go); empty = sequential
+
+	// Hooks run after Config.Hooks at every phase (hooks.go, docs/HOOKS.md).
+	Hooks []backend.Hook
 }
 
 // Config wires an engine.
@@ -49,6 +52,9 @@ type Config struct {
 	Sink        backend.Sink            // optional extra subscriber (the window)
 	Roots       func(workspaceID string) (string, error)
 	Log         *slog.Logger
+
+	// Hooks run at every phase of every native run, before the profile's.
+	Hooks []backend.Hook
 }
 
 // Engine runs runs. Create it with [New], call [Engine.Recover] once, and

@@ -111,6 +111,9 @@ func (rc *runCtl) gateOnly(c *callState) (*plan, *ending) {
 	if err != nil {
 		return nil, rc.finish(c, backend.CallFailed, toolError(err), true)
 	}
+	if end, done, _ := rc.hookGate(c, action); done { // hooks.go
+		return nil, end
+	}
 	p := &plan{c: c, tool: tool, action: action}
 	if action == nil {
 		return p, nil
@@ -170,12 +173,18 @@ func (rc *runCtl) executeAll(plans []*plan) *ending {
 	var wg sync.WaitGroup
 	for i, p := range run {
 		if p.conflict == "" {
+			rc.hookBeforeExecute(p.c)
 			wg.Go(func() { outs[i] = rc.run(p) })
 		}
 	}
 	wg.Wait()
 	if err := rc.commit(func(tx *store.Tx) error { return rc.finishTx(tx, run, outs, applying) }); err != nil {
 		return failed(backend.FailInternal, "could not record the tool results")
+	}
+	for _, p := range run {
+		if p.conflict == "" {
+			rc.hookAfterExecute(p.c)
+		}
 	}
 	return nil
 }

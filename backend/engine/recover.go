@@ -192,6 +192,7 @@ func (e *Engine) decided(ctx context.Context, cur *stepState) ([]store.StoredDec
 
 // waitRecovered waits in NeedsApproval without re-committing the state.
 func (rc *runCtl) waitRecovered() *ending {
+	rc.hookRunStart(true)
 	var d store.StoredDecision
 	select {
 	case <-rc.ctx.Done():

@@ -25,6 +25,7 @@ type runCtl struct {
 	msgCount   int
 	st         stats
 	cur        *stepState
+	hk         hookState    // hooks.go
 	cx         contextState // what the model sees of transcript (context.go)
 	sub        *subRun      // set for a sub-agent run (delegate.go)
 
@@ -154,6 +155,7 @@ func (rc *runCtl) prepareAndLoop() *ending {
 		return failed(backend.FailInternal, "could not record the run state")
 	}
 	rc.startClock()
+	rc.hookRunStart(false)
 	return rc.loop()
 }
 
@@ -229,6 +231,7 @@ func (rc *runCtl) runEnd(end *ending) {
 		}
 		rc.commitLog(func(tx *store.Tx) error { return rc.finalTx(tx, end) })
 	}
+	rc.hookRunEnd(end)
 	if rc.h != nil {
 		rc.e.reg.clear(rc.rec.SessionID, rc.h)
 	}

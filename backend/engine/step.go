@@ -26,7 +26,7 @@ func (rc *runCtl) loop() *ending {
 				if end := rc.stepEnd(resp.Text); end != nil {
 					return end
 				}
-				return &ending{state: backend.RunCompleted, end: store.End{DoneReason: backend.DoneNatural}}
+				return rc.naturalEnd() // hooks.go
 			}
 			if end := rc.runBatch(); end != nil { // executor.go
 				return end
@@ -53,6 +53,7 @@ func (rc *runCtl) infer() (backend.ModelResponse, *ending) {
 	step := rc.st.Steps + 1
 	msgID := backend.NewID(backend.PrefixMessage)
 	req := backend.ModelRequest{Step: step, Messages: rc.transcript, Tools: rc.toolSpecs()}
+	rc.hookBeforeInference(&req) // hooks.go: StepStart and BeforeInference
 	// Deltas are cut where no secret can straddle two of them, so that
 	// redacting each delta finds what redacting the message finds.
 	var cuts redact.Stream
@@ -75,6 +76,7 @@ func (rc *runCtl) infer() (backend.ModelResponse, *ending) {
 	if rc.asyncFailed() {
 		return resp, failed(backend.FailInternal, "could not record the model output")
 	}
+	rc.hookAfterInference(&resp, step)
 	rc.st.InputTokens += resp.Usage.InputTokens
 	rc.st.OutputTokens += resp.Usage.OutputTokens
 	rc.cur = &stepState{Step: step, Assistant: backend.Message{ID: msgID, Role: backend.RoleAssistant,
@@ -237,6 +239,9 @@ func (rc *runCtl) gateAndRun(c *callState) (end *ending, stopBatch bool) {
 	if err != nil {
 		return rc.finish(c, backend.CallFailed, toolError(err), true), false
 	}
+	if end, done, stop := rc.hookGate(c, action); done { // hooks.go
+		return end, stop
+	}
 	if action != nil {
 		return rc.gate(tool, c, action)
 	}
@@ -297,6 +302,7 @@ func (rc *runCtl) execute(tool backend.Tool, c *callState, action *backend.Gated
 	if err != nil {
 		return failed(backend.FailInternal, "could not record the call"), true
 	}
+	rc.hookBeforeExecute(c)
 	res, err := tool.Execute(backend.WithDelegator(rc.ctx, rc), rc.envFor(c), backend.ToolInput{CallID: c.Req.ID, Arguments: c.Req.Arguments,
 		ResumeInput: resume})
 	c.Executed = true
@@ -325,5 +331,6 @@ func (rc *runCtl) execute(tool backend.Tool, c *callState, action *backend.Gated
 	if err != nil {
 		end = failed(backend.FailInternal, "could not record the tool result")
 	}
+	rc.hookAfterExecute(c)
 	return end, stop
 }

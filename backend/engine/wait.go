@@ -171,6 +171,7 @@ func (rc *runCtl) stepEnd(text string) *ending {
 	if err != nil {
 		return failed(backend.FailInternal, "could not commit the step checkpoint")
 	}
+	rc.hookStepEnd()
 	if code := rc.p.Stop.evaluate(rc.st, o); code != "" {
 		return &ending{state: backend.RunCompleted, end: store.End{DoneReason: backend.DoneStopped(code)}}
 	}
