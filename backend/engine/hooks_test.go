@@ -1,0 +1,383 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"go.uber.org/goleak"
+
+	"agenthub/backend"
+	"agenthub/backend/store"
+)
+
+// recorder is a hook on every phase: it logs each call and answers with
+// what the test configured.
+type recorder struct {
+	name      string
+	gate      func(backend.CallView) backend.GateDecision
+	remove    []string
+	drop      []string
+	terminate bool
+
+	mu  sync.Mutex
+	log []string
+}
+
+func (r *recorder) HookName() string { return r.name }
+
+func (r *recorder) add(s string) {
+	r.mu.Lock()
+	r.log = append(r.log, s)
+	r.mu.Unlock()
+}
+
+func (r *recorder) lines() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.log)
+}
+
+func (r *recorder) RunStart(_ context.Context, v backend.RunView) {
+	r.add(fmt.Sprintf("RunStart recovered=%v", v.Recovered))
+}
+func (r *recorder) StepStart(_ context.Context, v backend.StepView) {
+	r.add(fmt.Sprintf("StepStart %d", v.Step))
+}
+func (r *recorder) BeforeInference(_ context.Context, v backend.StepView) backend.BeforeInference {
+	r.add(fmt.Sprintf("BeforeInference %d", v.Step))
+	return backend.BeforeInference{RemoveTools: r.remove}
+}
+func (r *recorder) AfterInference(_ context.Context, v backend.InferenceView) backend.AfterInference {
+	r.add(fmt.Sprintf("AfterInference %d calls=%d", v.Step, len(v.Calls)))
+	return backend.AfterInference{DropCalls: r.drop, Terminate: r.terminate}
+}
+func (r *recorder) ToolGate(_ context.Context, c backend.CallView) backend.GateDecision {
+	r.add("ToolGate " + c.Call.ID)
+	if r.gate == nil {
+		return backend.AllowCall()
+	}
+	return r.gate(c)
+}
+func (r *recorder) BeforeToolExecute(_ context.Context, c backend.CallView) {
+	r.add("BeforeToolExecute " + c.Call.ID)
+}
+func (r *recorder) AfterToolExecute(_ context.Context, c backend.CallView, res backend.ResultView) {
+	r.add(fmt.Sprintf("AfterToolExecute %s %s", c.Call.ID, res.Status))
+}
+func (r *recorder) StepEnd(_ context.Context, v backend.StepView) { r.add(fmt.Sprintf("StepEnd %d", v.Step)) }
+func (r *recorder) RunEnd(_ context.Context, v backend.RunEndView) {
+	r.add(fmt.Sprintf("RunEnd %s %s", v.State, v.Code))
+}
+
+// toolsSeen wraps a model and records the tool names of each request.
+type toolsSeen struct {
+	backend.Model
+	mu    sync.Mutex
+	tools [][]string
+}
+
+func (m *toolsSeen) Stream(ctx context.Context, req backend.ModelRequest, delta func(string)) (backend.ModelResponse, error) {
+	var names []string
+	for _, t := range req.Tools {
+		names = append(names, t.Name)
+	}
+	slices.Sort(names)
+	m.mu.Lock()
+	m.tools = append(m.tools, names)
+	m.mu.Unlock()
+	return m.Model.Stream(ctx, req, delta)
+}
+
+// newHookFixture is newFixture with hooks on the engine.
+func newHookFixture(t *testing.T, path string, model backend.Model, hooks ...backend.Hook) *fixture {
+	t.Helper()
+	st, err := store.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Workspace(t.Context(), "ws_1"); err != nil {
+		if err := st.AddWorkspace(t.Context(), backend.Workspace{ID: "ws_1", Name: "w", Path: "/abs/w",
+			DisplayPath: "~/w"}, store.By{Actor: "me", Surface: backend.SurfaceCLI}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := &fixture{st: st, path: path, write: &writeTool{}}
+	f.e = New(Config{Store: st, GlobalLimit: 4, Default: "test", Hooks: hooks,
+		Tools:    map[string]backend.Tool{"echo": echoTool{}, "write": f.write},
+		Profiles: map[string]Profile{"test": {Runtime: "native", Model: model, Stop: DefaultStop}}})
+	if err := f.e.Recover(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func (f *fixture) approveAll(t *testing.T, runID string) {
+	t.Helper()
+	aps, err := f.e.Approvals(t.Context(), runID)
+	if err != nil || len(aps) != 1 {
+		t.Fatalf("approvals = %v, %v", aps, err)
+	}
+	if _, err := f.e.Decide(t.Context(), backend.Decision{DecisionID: "d_" + aps[0].ID, ApprovalID: aps[0].ID,
+		Kind: backend.ApproveOnce, SubjectHash: aps[0].SubjectHash, Actor: "me", Surface: backend.SurfaceCLI}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// callResults is "id status content" for every call of a run.
+func (f *fixture) callResults(t *testing.T, runID string) []string {
+	t.Helper()
+	calls, err := f.st.Calls(t.Context(), runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, c := range calls {
+		var res struct {
+			Content string `json:"content"`
+		}
+		_ = json.Unmarshal(c.Result, &res)
+		out = append(out, fmt.Sprintf("%s %s %s", c.ID, c.Status, res.Content))
+	}
+	return out
+}
+
+func calls(cs ...backend.ToolCallRequest) backend.ModelResponse {
+	return backend.ModelResponse{Calls: cs}
+}
+
+// TestHookPhasesInOrder: every phase's hook runs in the order of §3, the
+// right number of times, including across a suspension (RunStart once,
+// BeforeToolExecute once per executed call, StepEnd after the replay).
+func TestHookPhasesInOrder(t *testing.T) {
+	tests := []struct {
+		name    string
+		step    backend.ModelResponse
+		approve bool
+		want    []string
+	}{
+		{"tool call", calls(call("c1", "echo", `{}`)), false, []string{
+			"RunStart recovered=false", "StepStart 1", "BeforeInference 1", "AfterInference 1 calls=1",
+			"ToolGate c1", "BeforeToolExecute c1", "AfterToolExecute c1 Succeeded", "StepEnd 1",
+			"StepStart 2", "BeforeInference 2", "AfterInference 2 calls=0", "StepEnd 2", "RunEnd Completed "}},
+		{"suspended and approved", calls(call("c1", "write", `{"p":"a"}`), call("c2", "echo", `{}`)), true, []string{
+			"RunStart recovered=false", "StepStart 1", "BeforeInference 1", "AfterInference 1 calls=2",
+			"ToolGate c1", "ToolGate c2", "BeforeToolExecute c2", "AfterToolExecute c2 Succeeded",
+			"BeforeToolExecute c1", "AfterToolExecute c1 Succeeded", "StepEnd 1",
+			"StepStart 2", "BeforeInference 2", "AfterInference 2 calls=0", "StepEnd 2", "RunEnd Completed "}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			defer goleak.VerifyNone(t)
+			rec := &recorder{name: "rec"}
+			f := newHookFixture(t, filepath.Join(t.TempDir(), "a.db"),
+				&script{steps: []backend.ModelResponse{tt.step, {Text: "done"}}}, rec)
+			defer f.close(t)
+			r, err := f.e.Start(t.Context(), StartRequest{WorkspaceID: "ws_1", Task: "t"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.approve {
+				f.waitState(t, r.ID, backend.RunNeedsApproval)
+				f.approveAll(t, r.ID)
+			}
+			f.waitState(t, r.ID, backend.RunCompleted)
+			if diff := cmp.Diff(tt.want, rec.lines()); diff != "" {
+				t.Errorf("hook calls (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestHookRunStartPerActivation: a restart while waiting is a new
+// activation (RunStart again, recovered); RunEnd runs once, at the end.
+func TestHookRunStartPerActivation(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.db")
+	m := &script{steps: []backend.ModelResponse{calls(call("c1", "write", `{"p":"a"}`)), {Text: "done"}}}
+	rec1 := &recorder{name: "rec"}
+	f := newHookFixture(t, path, m, rec1)
+	r, _ := f.e.Start(t.Context(), StartRequest{WorkspaceID: "ws_1", Task: "t"})
+	f.waitState(t, r.ID, backend.RunNeedsApproval)
+	f.close(t)
+	want1 := []string{"RunStart recovered=false", "StepStart 1", "BeforeInference 1", "AfterInference 1 calls=1",
+		"ToolGate c1"}
+	if diff := cmp.Diff(want1, rec1.lines()); diff != "" {
+		t.Errorf("first activation (-want +got):\n%s", diff)
+	}
+
+	rec2 := &recorder{name: "rec"}
+	f2 := newHookFixture(t, path, m, rec2)
+	defer f2.close(t)
+	f2.approveAll(t, r.ID)
+	f2.waitState(t, r.ID, backend.RunCompleted)
+	want2 := []string{"RunStart recovered=true", "BeforeToolExecute c1", "AfterToolExecute c1 Succeeded",
+		"StepEnd 1", "StepStart 2", "BeforeInference 2", "AfterInference 2 calls=0", "StepEnd 2", "RunEnd Completed "}
+	if diff := cmp.Diff(want2, rec2.lines()); diff != "" {
+		t.Errorf("second activation (-want +got):\n%s", diff)
+	}
+}
+
+func gateFor(d backend.GateDecision) func(backend.CallView) backend.GateDecision {
+	return func(backend.CallView) backend.GateDecision { return d }
+}
+
+// TestHookGatePrecedence: GT2 over two hooks, and how hooks compose with
+// the policy gate (they can only make a call stricter).
+func TestHookGatePrecedence(t *testing.T) {
+	suspend := func(title string) backend.GateDecision {
+		return backend.SuspendCall(backend.Suspension{Title: title, Reason: "hook"})
+	}
+	tests := []struct {
+		name    string
+		tool    string
+		a, b    backend.GateDecision
+		state   backend.RunState
+		results []string // "" when the call is suspended
+		ticket  string   // the pending ticket's title
+		execs   int      // write executions
+	}{
+		{"allow allow", "echo", backend.AllowCall(), backend.AllowCall(), backend.RunCompleted,
+			[]string{"c1 Succeeded {}"}, "", 0},
+		{"set result beats allow", "echo", backend.AllowCall(), backend.SetCallResult("B"), backend.RunCompleted,
+			[]string{"c1 Succeeded B"}, "", 0},
+		{"first set result wins", "echo", backend.SetCallResult("A"), backend.SetCallResult("B"),
+			backend.RunCompleted, []string{"c1 Succeeded A"}, "", 0},
+		{"suspend beats set result", "echo", backend.SetCallResult("A"), suspend("B"), backend.RunNeedsApproval,
+			nil, "B", 0},
+		{"first suspend wins", "echo", suspend("A"), suspend("B"), backend.RunNeedsApproval, nil, "A", 0},
+		{"block beats suspend", "echo", suspend("A"), backend.BlockCall("no"), backend.RunFailed,
+			[]string{"c1 Failed permission_denied: no"}, "", 0},
+		{"set result skips a gated tool", "write", backend.SetCallResult("A"), backend.AllowCall(),
+			backend.RunCompleted, []string{"c1 Succeeded A"}, "", 0},
+		{"allow cannot override ask", "write", backend.AllowCall(), backend.AllowCall(), backend.RunNeedsApproval,
+			nil, "write", 0},
+		{"suspend under ask is the policy ticket", "write", suspend("A"), backend.AllowCall(),
+			backend.RunNeedsApproval, nil, "write", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			defer goleak.VerifyNone(t)
+			a := &recorder{name: "a", gate: gateFor(tt.a)}
+			b := &recorder{name: "b", gate: gateFor(tt.b)}
+			m := &script{steps: []backend.ModelResponse{calls(call("c1", tt.tool, `{}`)), {Text: "done"}}}
+			f := newHookFixture(t, filepath.Join(t.TempDir(), "a.db"), m, a, b)
+			defer f.close(t)
+			r, err := f.e.Start(t.Context(), StartRequest{WorkspaceID: "ws_1", Task: "t"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := f.waitState(t, r.ID, tt.state)
+			if tt.state == backend.RunFailed && (got.Failure == nil || got.Failure.Code != backend.FailPermissionDenied) {
+				t.Errorf("failure = %+v, want permission_denied", got.Failure)
+			}
+			if tt.results != nil {
+				if diff := cmp.Diff(tt.results, f.callResults(t, r.ID)); diff != "" {
+					t.Errorf("calls (-want +got):\n%s", diff)
+				}
+			}
+			if tt.ticket != "" {
+				aps, err := f.e.Approvals(t.Context(), r.ID)
+				if err != nil || len(aps) != 1 || aps[0].Title != tt.ticket {
+					t.Errorf("approvals = %+v, %v; want one titled %q", aps, err, tt.ticket)
+				}
+			}
+			if f.write.executions != tt.execs {
+				t.Errorf("write executed %d times, want %d", f.write.executions, tt.execs)
+			}
+		})
+	}
+}
+
+// TestHookBlockBackfills: a Block fails the call, backfills the later
+// calls interrupted and ends the run Failed(permission_denied) (GT4).
+func TestHookBlockBackfills(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	rec := &recorder{name: "rec", gate: func(c backend.CallView) backend.GateDecision {
+		if c.Call.ID == "c2" {
+			return backend.BlockCall("not c2")
+		}
+		return backend.AllowCall()
+	}}
+	m := &script{steps: []backend.ModelResponse{calls(call("c1", "echo", `{}`), call("c2", "echo", `{}`),
+		call("c3", "echo", `{}`))}}
+	f := newHookFixture(t, filepath.Join(t.TempDir(), "a.db"), m, rec)
+	defer f.close(t)
+	r, _ := f.e.Start(t.Context(), StartRequest{WorkspaceID: "ws_1", Task: "t"})
+	got := f.waitState(t, r.ID, backend.RunFailed)
+	if got.Failure == nil || got.Failure.Code != backend.FailPermissionDenied {
+		t.Errorf("failure = %+v, want permission_denied", got.Failure)
+	}
+	want := []string{"c1 Succeeded {}", "c2 Failed permission_denied: not c2", "c3 Failed interrupted"}
+	if diff := cmp.Diff(want, f.callResults(t, r.ID)); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+	lines := rec.lines()
+	if slices.Contains(lines, "ToolGate c3") || slices.Contains(lines, "BeforeToolExecute c2") {
+		t.Errorf("hook calls after the block: %v", lines)
+	}
+	if last := lines[len(lines)-1]; last != "RunEnd Failed permission_denied" {
+		t.Errorf("last hook call %q", last)
+	}
+}
+
+// TestHookRemovesTool: a removed tool is not in the request, and a call to
+// it fails "not found" without executing.
+func TestHookRemovesTool(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	m := &toolsSeen{Model: &script{steps: []backend.ModelResponse{calls(call("c1", "write", `{}`)), {Text: "done"}}}}
+	f := newHookFixture(t, filepath.Join(t.TempDir(), "a.db"), m, &recorder{name: "rec", remove: []string{"write"}})
+	defer f.close(t)
+	r, _ := f.e.Start(t.Context(), StartRequest{WorkspaceID: "ws_1", Task: "t"})
+	f.waitState(t, r.ID, backend.RunCompleted)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if diff := cmp.Diff([][]string{{"echo"}, {"echo"}}, m.tools); diff != "" {
+		t.Errorf("request tools (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"c1 Failed tool 'write' not found"}, f.callResults(t, r.ID)); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+	if f.write.executions != 0 {
+		t.Errorf("write executed %d times", f.write.executions)
+	}
+}
+
+// TestHookAfterInference: dropped calls are never recorded; termination
+// ends the run Completed(behavior_requested) with no call run.
+func TestHookAfterInference(t *testing.T) {
+	tests := []struct {
+		name   string
+		hook   *recorder
+		reason string
+		calls  []string
+		steps  int
+	}{
+		{"drop", &recorder{name: "rec", drop: []string{"c1"}}, backend.DoneNatural, []string{"c2 Succeeded {}"}, 2},
+		{"terminate", &recorder{name: "rec", terminate: true}, backend.DoneBehaviorRequested, nil, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			defer goleak.VerifyNone(t)
+			m := &script{steps: []backend.ModelResponse{calls(call("c1", "echo", `{}`), call("c2", "echo", `{}`)),
+				{Text: "done"}}}
+			f := newHookFixture(t, filepath.Join(t.TempDir(), "a.db"), m, tt.hook)
+			defer f.close(t)
+			r, _ := f.e.Start(t.Context(), StartRequest{WorkspaceID: "ws_1", Task: "t"})
+			got := f.waitState(t, r.ID, backend.RunCompleted)
+			if got.DoneReason != tt.reason {
+				t.Errorf("done reason %q, want %q", got.DoneReason, tt.reason)
+			}
+			if diff := cmp.Diff(tt.calls, f.callResults(t, r.ID)); diff != "" {
+				t.Errorf("calls (-want +got):\n%s", diff)
+			}
+			if m.calls != tt.steps {
+				t.Errorf("model called %d times, want %d", m.calls, tt.steps)
+			}
+		})
+	}
+}
