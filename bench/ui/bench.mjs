@@ -104,6 +104,29 @@ async function once(server, i) {
       for (let k = 0; k < 100; k++) await to(el.scrollTop + 600);
       return { jumps, steps: times.splice(0), maxDom: document.querySelectorAll('[data-testid="timeline"] > li').length };
     });
+    // Language and theme switches re-wrap every row: the row at the top of the view must not move.
+    const topRow = () =>
+      page.evaluate(async () => {
+        const f = () => new Promise((r) => requestAnimationFrame(r));
+        await f();
+        await f();
+        await f();
+        const el = document.querySelector('[data-testid="run-scroll"]');
+        const top = el.getBoundingClientRect().top + 60;
+        const li = [...document.querySelectorAll('[data-testid="timeline"] > li')].find((l) => l.getBoundingClientRect().bottom > top);
+        return { seq: li?.dataset.seq, y: li?.getBoundingClientRect().top ?? 0 };
+      });
+    await page.evaluate(() => {
+      const el = document.querySelector('[data-testid="run-scroll"]');
+      el.scrollTop = el.scrollHeight / 2;
+    });
+    const before = await topRow();
+    await page.getByTestId('language-zh-CN').click();
+    await page.getByTestId('theme-dark').click();
+    const after = await topRow();
+    await page.getByTestId('language-en').click();
+    await page.getByTestId('theme-light').click();
+    const switchShift = after.seq === before.seq ? Math.abs(after.y - before.y) : Infinity;
     const domRows = await page.evaluate(() => document.querySelectorAll('[data-testid="timeline"] > li').length);
     const domNodes = await page.evaluate(() => document.getElementsByTagName('*').length);
     await cdp.send('HeapProfiler.collectGarbage');
@@ -157,7 +180,7 @@ async function once(server, i) {
       await cdp.send('HeapProfiler.collectGarbage');
       diff = { shown, shownBusy, domRows: diffDom, stats, nextHunk: navs, split, heap: (await cdp.send('Runtime.getHeapUsage')).usedSize };
     }
-    return { firstRows, firstRowsBusy, loaded, loadedBusy, rows, scroll, domRows, domNodes, heapScrolled, diff };
+    return { firstRows, firstRowsBusy, loaded, loadedBusy, rows, scroll, switchShift, domRows, domNodes, heapScrolled, diff };
   } finally {
     await context.close();
     await rm(profile, { recursive: true, force: true });
@@ -175,7 +198,7 @@ try {
     console.log(
       `run ${i + 1}: first rows ${r.firstRows.toFixed(0)} ms (main thread busy ${r.firstRowsBusy} ms), history loaded ${r.loaded.toFixed(0)} ms (busy ${r.loadedBusy} ms; ${r.rows} rows), ` +
         `scroll jump p50/p95 ${median(r.scroll.jumps).toFixed(1)}/${pct(r.scroll.jumps, 95).toFixed(1)} ms, step p50/p95 ${median(r.scroll.steps).toFixed(1)}/${pct(r.scroll.steps, 95).toFixed(1)} ms, ` +
-        `${r.domRows} rows in the DOM, heap after scrolling ${mb(r.heapScrolled)} MB` +
+        `top row moved ${r.switchShift} px on a language+theme switch, ${r.domRows} rows in the DOM, heap after scrolling ${mb(r.heapScrolled)} MB` +
         (r.diff
           ? `; diff (${r.diff.stats}) shown in ${r.diff.shown.toFixed(0)} ms (busy ${r.diff.shownBusy} ms) with ${r.diff.domRows} rows in the DOM, next hunk p50 ${median(r.diff.nextHunk).toFixed(0)} ms, split in ${r.diff.split.toFixed(0)} ms, heap ${mb(r.diff.heap)} MB`
           : '; no patch row found'),
@@ -194,6 +217,7 @@ const summary = {
   historyLoadedBusyMs: median(results.map((r) => r.loadedBusy)),
   scrollJumpP95Ms: median(results.map((r) => pct(r.scroll.jumps, 95))),
   scrollStepP95Ms: median(results.map((r) => pct(r.scroll.steps, 95))),
+  switchShiftPx: Math.max(...results.map((r) => r.switchShift)),
   domRowsAfterScroll: median(results.map((r) => r.domRows)),
   heapAfterScrollMB: mb(median(results.map((r) => r.heapScrolled))),
   diffShownMs: median(results.filter((r) => r.diff).map((r) => r.diff.shown)),
