@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -70,7 +71,9 @@ func (r *recorder) BeforeToolExecute(_ context.Context, c backend.CallView) {
 func (r *recorder) AfterToolExecute(_ context.Context, c backend.CallView, res backend.ResultView) {
 	r.add(fmt.Sprintf("AfterToolExecute %s %s", c.Call.ID, res.Status))
 }
-func (r *recorder) StepEnd(_ context.Context, v backend.StepView) { r.add(fmt.Sprintf("StepEnd %d", v.Step)) }
+func (r *recorder) StepEnd(_ context.Context, v backend.StepView) {
+	r.add(fmt.Sprintf("StepEnd %d", v.Step))
+}
 func (r *recorder) RunEnd(_ context.Context, v backend.RunEndView) {
 	r.add(fmt.Sprintf("RunEnd %s %s", v.State, v.Code))
 }
@@ -97,6 +100,12 @@ func (m *toolsSeen) Stream(ctx context.Context, req backend.ModelRequest, delta 
 // newHookFixture is newFixture with hooks on the engine.
 func newHookFixture(t *testing.T, path string, model backend.Model, hooks ...backend.Hook) *fixture {
 	t.Helper()
+	return newHookProfile(t, path, Profile{Runtime: "native", Model: model, Stop: DefaultStop}, hooks...)
+}
+
+// newHookProfile is newHookFixture with a given profile.
+func newHookProfile(t *testing.T, path string, p Profile, hooks ...backend.Hook) *fixture {
+	t.Helper()
 	st, err := store.Open(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +119,7 @@ func newHookFixture(t *testing.T, path string, model backend.Model, hooks ...bac
 	f := &fixture{st: st, path: path, write: &writeTool{}}
 	f.e = New(Config{Store: st, GlobalLimit: 4, Default: "test", Hooks: hooks,
 		Tools:    map[string]backend.Tool{"echo": echoTool{}, "write": f.write},
-		Profiles: map[string]Profile{"test": {Runtime: "native", Model: model, Stop: DefaultStop}}})
+		Profiles: map[string]Profile{"test": p}})
 	if err := f.e.Recover(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -377,6 +386,60 @@ func TestHookAfterInference(t *testing.T) {
 			}
 			if m.calls != tt.steps {
 				t.Errorf("model called %d times, want %d", m.calls, tt.steps)
+			}
+		})
+	}
+}
+
+// TestHookParallelAndProfile: under a parallel executor every phase's hook
+// runs once per call, a Block still ends the run (GT4), and a profile's
+// hooks come after the engine's at equal rank.
+func TestHookParallelAndProfile(t *testing.T) {
+	tests := []struct {
+		name    string
+		gate    map[string]backend.GateDecision // by call id, for the engine's hook
+		profile backend.GateDecision            // the profile's hook, for every call
+		state   backend.RunState
+		calls   []string
+		log     []string
+	}{
+		{"both run", nil, backend.AllowCall(), backend.RunCompleted,
+			[]string{"c1 Succeeded {}", "c2 Succeeded {}"},
+			[]string{"ToolGate c1", "ToolGate c2", "BeforeToolExecute c1", "BeforeToolExecute c2",
+				"AfterToolExecute c1 Succeeded", "AfterToolExecute c2 Succeeded"}},
+		{"engine hook first at equal rank", map[string]backend.GateDecision{"c1": backend.SetCallResult("engine")},
+			backend.SetCallResult("profile"), backend.RunCompleted,
+			[]string{"c1 Succeeded engine", "c2 Succeeded profile"},
+			[]string{"ToolGate c1", "ToolGate c2"}},
+		{"block", map[string]backend.GateDecision{"c1": backend.BlockCall("no")}, backend.AllowCall(),
+			backend.RunFailed, []string{"c1 Failed permission_denied: no", "c2 Failed interrupted"},
+			[]string{"ToolGate c1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			defer goleak.VerifyNone(t)
+			rec := &recorder{name: "engine", gate: func(c backend.CallView) backend.GateDecision {
+				return tt.gate[c.Call.ID]
+			}}
+			prof := &recorder{name: "profile", gate: gateFor(tt.profile)}
+			m := &script{steps: []backend.ModelResponse{calls(call("c1", "echo", `{}`), call("c2", "echo", `{}`)),
+				{Text: "done"}}}
+			f := newHookProfile(t, filepath.Join(t.TempDir(), "a.db"), Profile{Runtime: "native", Model: m,
+				Stop: DefaultStop, Executor: ExecParallelBatch, Hooks: []backend.Hook{prof}}, rec)
+			defer f.close(t)
+			r, _ := f.e.Start(t.Context(), StartRequest{WorkspaceID: "ws_1", Task: "t"})
+			f.waitState(t, r.ID, tt.state)
+			if diff := cmp.Diff(tt.calls, f.callResults(t, r.ID)); diff != "" {
+				t.Errorf("calls (-want +got):\n%s", diff)
+			}
+			var got []string
+			for _, l := range rec.lines() {
+				if strings.HasPrefix(l, "ToolGate") || strings.Contains(l, "ToolExecute") {
+					got = append(got, l)
+				}
+			}
+			if diff := cmp.Diff(tt.log, got); diff != "" {
+				t.Errorf("engine hook calls (-want +got):\n%s", diff)
 			}
 		})
 	}
