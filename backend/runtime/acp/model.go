@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"agenthub/backend/runtime/rawlog"
 	"context"
 	"encoding/json"
 	"errors"
@@ -315,7 +316,7 @@ func (s *session) announce(env backend.ToolEnv) {
 	cmd := s.cfg.command()
 	env.Emit(backend.EvRuntimeStarted, map[string]any{"runtime": s.cfg.name(), "agent": s.agent.Name,
 		"version": s.agent.Version, "sha256": s.bin.SHA256, "testedVersion": tested, "drift": drift,
-		"sessionId": s.id, "rawOutput": rawName(s.id), "program": programName(cmd[0]), "args": s.scrubAll(s.cfg.args()),
+		"sessionId": s.id, "rawOutput": rawlog.Name(s.id), "program": programName(cmd[0]), "args": s.scrubAll(s.cfg.args()),
 		"capabilities": Capabilities(s.cfg.Gemini)})
 	if drift {
 		env.Emit(backend.EvVersionDrift, map[string]any{"runtime": s.cfg.name(), "agent": s.agent.Name,

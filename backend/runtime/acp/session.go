@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"agenthub/backend/runtime/rawlog"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -47,7 +48,7 @@ type session struct {
 	p              *proc.Process
 	conn           *sdk.ClientSideConnection
 	out            *io.PipeWriter // the lines the SDK reads
-	raw            *rawLog
+	raw            *rawlog.Log
 	red            *redact.Redactor
 	sid            sdk.SessionId
 	agent          agentInfo
@@ -138,7 +139,7 @@ func (s *session) start(env backend.ToolEnv) error {
 	path := proc.LoginPath(context.Background())
 	environ := s.cfg.environ(path)
 	s.red = redact.NewFromEnviron(environ, "GEMINI_API_KEY", s.cfg.KeyEnv)
-	raw, err := openRaw(s.cfg.rawDir(), s.id)
+	raw, err := rawlog.Open(s.cfg.rawDir(), s.id)
 	if err != nil {
 		return err
 	}
@@ -148,7 +149,7 @@ func (s *session) start(env backend.ToolEnv) error {
 	p, err := proc.Start(context.Background(), proc.Spec{Path: s.bin.Path, Args: s.cfg.args(), Dir: s.root,
 		Env: environ, Stdin: true, Lines: s.onLine, MaxOutput: 256 << 10})
 	if err != nil {
-		raw.close()
+		raw.Close()
 		return &backend.Error{Code: backend.FailRuntimeUnavailable, Message: s.cfg.label() + " could not be started", Err: err}
 	}
 	s.p = p
@@ -277,7 +278,7 @@ func (s *session) watchExit() {
 	s.stderr = s.scrub(string(tail))
 	s.push(item{kind: itemExit})
 	s.mu.Unlock()
-	s.raw.close()
+	s.raw.Close()
 }
 
 // push queues an item and wakes waiters; s.mu is held.

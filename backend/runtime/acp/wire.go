@@ -102,7 +102,7 @@ type diag struct {
 
 // onLine is the tap: it runs on proc's output goroutine, in line order.
 func (s *session) onLine(b []byte, cut bool) {
-	s.raw.write(b, cut)
+	s.raw.Write(b, cut)
 	s.mu.Lock()
 	s.lines++
 	n := s.lines

@@ -1,6 +1,7 @@
 package claude
 
 import (
+	"agenthub/backend/runtime/rawlog"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -32,7 +33,7 @@ type session struct {
 	root, realRoot string // absolute; never shown
 	runID          string
 	p              *proc.Process
-	raw            *rawLog
+	raw            *rawlog.Log
 	red            *redact.Redactor
 
 	wmu sync.Mutex // one writer on stdin at a time
@@ -114,7 +115,7 @@ func (s *session) start(env backend.ToolEnv) error {
 	path := proc.LoginPath(context.Background())
 	environ := s.cfg.environ(path)
 	s.red = redact.NewFromEnviron(environ, "ANTHROPIC_API_KEY")
-	raw, err := openRaw(s.cfg.rawDir(), s.id)
+	raw, err := rawlog.Open(s.cfg.rawDir(), s.id)
 	if err != nil {
 		return err
 	}
@@ -122,7 +123,7 @@ func (s *session) start(env backend.ToolEnv) error {
 	p, err := proc.Start(context.Background(), proc.Spec{Path: s.bin.Path, Args: s.cfg.args(), Dir: s.root,
 		Env: environ, Stdin: true, Lines: s.onLine, MaxOutput: 256 << 10})
 	if err != nil {
-		raw.close()
+		raw.Close()
 		return &backend.Error{Code: backend.FailRuntimeUnavailable, Message: "Claude Code could not be started", Err: err}
 	}
 	s.p = p
@@ -174,7 +175,7 @@ func (s *session) watchExit() {
 	s.queue = append(s.queue, item{kind: itemExit})
 	s.signal()
 	s.mu.Unlock()
-	s.raw.close()
+	s.raw.Close()
 }
 
 // signal wakes waiters; s.mu is held.
@@ -185,7 +186,7 @@ func (s *session) signal() {
 
 // onLine is the reader: it runs on proc's output goroutine, in line order.
 func (s *session) onLine(b []byte, cut bool) {
-	s.raw.write(b, cut)
+	s.raw.Write(b, cut)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.lines++

@@ -1,6 +1,7 @@
 package claude
 
 import (
+	"agenthub/backend/runtime/rawlog"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -81,7 +82,7 @@ func (s *session) announce(env backend.ToolEnv) {
 	}
 	env.Emit(EvRuntimeStarted, map[string]any{"runtime": "claude", "version": s.bin.Version,
 		"sha256": s.bin.SHA256, "testedVersion": TestedVersion, "drift": s.bin.Drift(), "sessionId": s.id,
-		"rawOutput": rawName(s.id), "capabilities": Capabilities()})
+		"rawOutput": rawlog.Name(s.id), "capabilities": Capabilities()})
 	if s.bin.Drift() {
 		env.Emit(EvVersionDrift, map[string]any{"runtime": "claude", "version": s.bin.Version,
 			"testedVersion": TestedVersion, "message": driftWarning(s.bin.Version)})

@@ -65,7 +65,7 @@ var execItems = map[string]bool{
 
 // onExecLine is the reader of `codex exec --json`.
 func (s *session) onExecLine(b []byte, cut bool) {
-	s.raw.write(b, cut)
+	s.raw.Write(b, cut)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.lines++

@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"agenthub/backend/runtime/rawlog"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -34,7 +35,7 @@ type session struct {
 	root, realRoot string // absolute; never shown
 	runID          string
 	p              *proc.Process
-	raw            *rawLog
+	raw            *rawlog.Log
 	red            *redact.Redactor
 
 	wmu sync.Mutex // one writer on stdin at a time
@@ -147,7 +148,7 @@ func (s *session) launch(env backend.ToolEnv, args []string, stdin bool, onLine 
 	if err := s.cfg.prepareHome(s.bin.Path); err != nil {
 		return err
 	}
-	raw, err := openRaw(s.cfg.rawDir(), s.id)
+	raw, err := rawlog.Open(s.cfg.rawDir(), s.id)
 	if err != nil {
 		return err
 	}
@@ -155,7 +156,7 @@ func (s *session) launch(env backend.ToolEnv, args []string, stdin bool, onLine 
 	p, err := proc.Start(context.Background(), proc.Spec{Path: s.bin.Path, Args: args, Dir: s.root,
 		Env: environ, Stdin: stdin, Lines: onLine, MaxOutput: 256 << 10})
 	if err != nil {
-		raw.close()
+		raw.Close()
 		return &backend.Error{Code: backend.FailRuntimeUnavailable, Message: "the Codex CLI could not be started", Err: err}
 	}
 	s.p = p
@@ -399,7 +400,7 @@ func (s *session) watchExit() {
 	s.queue = append(s.queue, event{kind: evExit})
 	s.signal()
 	s.mu.Unlock()
-	s.raw.close()
+	s.raw.Close()
 }
 
 // signal wakes waiters; s.mu is held.

@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"agenthub/backend/runtime/rawlog"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -111,7 +112,7 @@ func (s *session) announce(env backend.ToolEnv) {
 	}
 	env.Emit(EvRuntimeStarted, map[string]any{"runtime": "codex", "mode": mode, "version": s.bin.Version,
 		"sha256": s.bin.SHA256, "testedVersion": TestedVersion, "drift": s.bin.Drift(), "sessionId": s.id,
-		"sandbox": s.cfg.sandbox(), "rawOutput": rawName(s.id), "capabilities": Capabilities(s.cfg.Gating)})
+		"sandbox": s.cfg.sandbox(), "rawOutput": rawlog.Name(s.id), "capabilities": Capabilities(s.cfg.Gating)})
 	if s.bin.Drift() {
 		env.Emit(EvVersionDrift, map[string]any{"runtime": "codex", "version": s.bin.Version,
 			"testedVersion": TestedVersion, "message": driftWarning(s.bin.Version)})
@@ -153,7 +154,7 @@ func (s *session) takeDiagsFor(env backend.ToolEnv) []diag {
 		if first {
 			env.Emit(EvDegraded, map[string]any{"runtime": "codex", "reason": "schema_validation_failed",
 				"message": "Codex printed output AgentHub could not read; the run's record of what Codex did may be " +
-					"incomplete (the raw output is kept)", "rawOutput": rawName(s.id)})
+					"incomplete (the raw output is kept)", "rawOutput": rawlog.Name(s.id)})
 		}
 	}
 	return d

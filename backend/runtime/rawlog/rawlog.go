@@ -1,4 +1,9 @@
-package acp
+// Package rawlog keeps the raw stdout lines of an agent CLI's session, as
+// printed, in AgentHub's data directory beside the database, so a run can
+// be normalised again after an adapter fix (issue 8 §6). It holds what the
+// CLI printed: file contents and machine paths, like the database itself;
+// it is never logged. Every runtime adapter uses it.
+package rawlog
 
 import (
 	"fmt"
@@ -10,18 +15,16 @@ import (
 // maxRaw bounds the raw output kept of one session.
 const maxRaw = 64 << 20
 
-// rawLog keeps every stdout line of a session, as printed, in AgentHub's
-// data directory beside the database, so a run can be normalised again
-// after an adapter fix (issue 8 §6). It holds what the CLI printed: file
-// contents and machine paths, like the database itself; it is never logged.
-type rawLog struct {
+// Log is one session's raw output file.
+type Log struct {
 	mu      sync.Mutex
 	f       *os.File
 	written int64
 	full    bool
 }
 
-func openRaw(dir, id string) (*rawLog, error) {
+// Open creates or appends to the session's file in dir.
+func Open(dir, id string) (*Log, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("prepare the raw output directory: %w", err)
 	}
@@ -29,14 +32,16 @@ func openRaw(dir, id string) (*rawLog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open the raw output file: %w", err)
 	}
-	return &rawLog{f: f}, nil
+	return &Log{f: f}, nil
 }
 
-// rawName is where a session's raw output is, relative to the runtime's
+// Name is where a session's raw output is, relative to the runtime's
 // directory; events name it so, never by its absolute path.
-func rawName(id string) string { return "raw/" + id + ".jsonl" }
+func Name(id string) string { return "raw/" + id + ".jsonl" }
 
-func (r *rawLog) write(b []byte, cut bool) {
+// Write appends one line; cut marks a line that was cut at the reader's cap.
+// Past the size cap the log says so once and keeps nothing more.
+func (r *Log) Write(b []byte, cut bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.f == nil || r.full {
@@ -55,7 +60,8 @@ func (r *rawLog) write(b []byte, cut bool) {
 	r.written += int64(n) + 1
 }
 
-func (r *rawLog) close() {
+// Close closes the file; later writes are dropped.
+func (r *Log) Close() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.f != nil {
