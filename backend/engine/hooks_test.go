@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
@@ -42,6 +43,18 @@ func (r *recorder) lines() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.Clone(r.log)
+}
+
+// ended returns the lines once RunEnd was called: the terminal state is
+// visible before RunEnd's hooks run, so a test that saw it waits for them.
+func (r *recorder) ended(t *testing.T) []string {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if l := r.lines(); len(l) > 0 && strings.HasPrefix(l[len(l)-1], "RunEnd") {
+			return l
+		}
+	}
+	return r.lines()
 }
 
 func (r *recorder) RunStart(_ context.Context, v backend.RunView) {
@@ -196,7 +209,7 @@ func TestHookPhasesInOrder(t *testing.T) {
 				f.approveAll(t, r.ID)
 			}
 			f.waitState(t, r.ID, backend.RunCompleted)
-			if diff := cmp.Diff(tt.want, rec.lines()); diff != "" {
+			if diff := cmp.Diff(tt.want, rec.ended(t)); diff != "" {
 				t.Errorf("hook calls (-want +got):\n%s", diff)
 			}
 		})
@@ -226,7 +239,7 @@ func TestHookRunStartPerActivation(t *testing.T) {
 	f2.waitState(t, r.ID, backend.RunCompleted)
 	want2 := []string{"RunStart recovered=true", "BeforeToolExecute c1", "AfterToolExecute c1 Succeeded",
 		"StepEnd 1", "StepStart 2", "BeforeInference 2", "AfterInference 2 calls=0", "StepEnd 2", "RunEnd Completed "}
-	if diff := cmp.Diff(want2, rec2.lines()); diff != "" {
+	if diff := cmp.Diff(want2, rec2.ended(t)); diff != "" {
 		t.Errorf("second activation (-want +got):\n%s", diff)
 	}
 }
