@@ -214,6 +214,43 @@ func TestCodexCommandRejectedTellsCodex(t *testing.T) {
 	}
 }
 
+// outsideTempDirs is a writable directory that Codex's workspace-write
+// sandbox does not keep writable: the repository's .cache, or the home's
+// when the repository itself is under a temporary directory (a CI clone).
+func outsideTempDirs(t *testing.T) string {
+	t.Helper()
+	temps := []string{os.TempDir(), "/tmp", "/var/tmp", "/dev/shm"}
+	under := func(p string) bool {
+		for _, d := range temps {
+			if real, err := filepath.EvalSymlinks(d); err == nil {
+				d = real
+			}
+			if p == d || strings.HasPrefix(p, d+string(filepath.Separator)) {
+				return true
+			}
+		}
+		return false
+	}
+	var candidates []string
+	if repo, err := filepath.Abs(filepath.Join("..", "..", ".cache")); err == nil {
+		candidates = append(candidates, repo)
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		candidates = append(candidates, filepath.Join(home, ".cache"))
+	}
+	for _, c := range candidates {
+		real := c
+		if r, err := filepath.EvalSymlinks(filepath.Dir(c)); err == nil {
+			real = filepath.Join(r, filepath.Base(c))
+		}
+		if !under(real) {
+			return c
+		}
+	}
+	t.Fatalf("no writable directory outside the temporary directories among %v", candidates)
+	return ""
+}
+
 // TestCodexSandboxConfinesApprovedCommands: an approved command that did
 // not ask to leave the sandbox cannot write outside the workspace (and the
 // temporary directories, which workspace-write keeps writable), even with
@@ -222,10 +259,7 @@ func TestCodexCommandRejectedTellsCodex(t *testing.T) {
 // commands unconfined.
 func TestCodexSandboxConfinesApprovedCommands(t *testing.T) {
 	t.Parallel()
-	cache, err := filepath.Abs(filepath.Join("..", "..", ".cache"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cache := outsideTempDirs(t)
 	if err := os.MkdirAll(cache, 0o755); err != nil {
 		t.Fatal(err)
 	}
