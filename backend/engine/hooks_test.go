@@ -338,7 +338,7 @@ func TestHookBlockBackfills(t *testing.T) {
 	if diff := cmp.Diff(want, f.callResults(t, r.ID)); diff != "" {
 		t.Errorf("calls (-want +got):\n%s", diff)
 	}
-	lines := rec.lines()
+	lines := rec.ended(t)
 	if slices.Contains(lines, "ToolGate c3") || slices.Contains(lines, "BeforeToolExecute c2") {
 		t.Errorf("hook calls after the block: %v", lines)
 	}
