@@ -28,7 +28,7 @@ func NewModel(cfg Config) *Model { return &Model{cfg: cfg} }
 
 // Stream implements backend.Model.
 func (m *Model) Stream(ctx context.Context, req backend.ModelRequest, delta func(string)) (backend.ModelResponse, error) {
-	s, task, err := findSession(req.Messages)
+	s, task, err := live.Find(req.Messages, errGone)
 	if err != nil {
 		return backend.ModelResponse{}, err
 	}
@@ -48,7 +48,7 @@ func (m *Model) open(ctx context.Context, task string) (backend.ModelResponse, e
 		return backend.ModelResponse{}, err
 	}
 	s := newSession(m.cfg, bin, task)
-	live.add(s)
+	live.Add(s.id, s.startCallID(), s)
 	args, err := json.Marshal(sessionArgs{Session: s.id, Runtime: m.cfg.name(), SHA256: bin.SHA256})
 	if err != nil {
 		return backend.ModelResponse{}, fmt.Errorf("encode the session call: %w", err)
@@ -60,26 +60,6 @@ func (m *Model) open(ctx context.Context, task string) (backend.ModelResponse, e
 // errGone is the failure of a run whose session no longer exists.
 var errGone = &backend.Error{Code: backend.FailRunInterrupted,
 	Message: "the ACP agent of this run is gone (AgentHub restarted or the process ended); ACP runs cannot be resumed"}
-
-// findSession returns the live session of the run the transcript belongs
-// to, or nil and the task when the run has not started one.
-func findSession(msgs []backend.Message) (*session, string, error) {
-	for i := len(msgs) - 1; i >= 0; i-- {
-		m := msgs[i]
-		switch {
-		case m.Role == backend.RoleAssistant:
-			for _, c := range m.Calls {
-				if s, ok := live.byCall(c.ID); ok {
-					return s, "", nil
-				}
-			}
-			return nil, "", errGone
-		case m.Role == backend.RoleUser && !m.Steer:
-			return nil, m.Text, nil
-		}
-	}
-	return nil, "", backend.Errorf(backend.FailInternal, "the run has no task")
-}
 
 // next streams the agent's text and records its events until it asks for
 // something or ends its turn.
@@ -264,7 +244,7 @@ func (sessionTool) Execute(_ context.Context, env backend.ToolEnv, in backend.To
 	if err := json.Unmarshal(in.Arguments, &a); err != nil {
 		return backend.ToolResult{Content: "not an ACP session call", IsError: true}, nil
 	}
-	s, ok := live.byID(a.Session)
+	s, ok := live.ByID(a.Session)
 	if !ok {
 		return backend.ToolResult{Content: errGone.Message, IsError: true}, nil
 	}

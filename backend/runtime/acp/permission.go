@@ -33,7 +33,7 @@ func (s *session) newPermission(req sdk.RequestPermissionRequest) *permission {
 	p := &permission{callID: fmt.Sprintf("acp-%s-perm-%d", s.id, s.reqSeq), req: req,
 		answer: make(chan sdk.RequestPermissionOutcome, 1), s: s}
 	s.perms[p.callID] = p
-	live.addCall(p.callID, s)
+	live.AddCall(p.callID, s)
 	if s.closing {
 		p.answered = true
 		p.answer <- sdk.NewRequestPermissionOutcomeCancelled()
@@ -294,7 +294,7 @@ func lookupPerm(raw json.RawMessage) (*session, *permission, permArgs, error) {
 	if err != nil {
 		return nil, nil, a, err
 	}
-	s, ok := live.byID(a.Session)
+	s, ok := live.ByID(a.Session)
 	if !ok {
 		return nil, nil, a, errGone
 	}

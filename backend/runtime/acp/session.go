@@ -457,4 +457,4 @@ type stopper struct{ s *session }
 func (st stopper) Stop(grace time.Duration) error { return st.s.stop(grace) }
 
 // drop forgets the session.
-func (s *session) drop() { live.remove(s) }
+func (s *session) drop() { live.Remove(s.id, s) }

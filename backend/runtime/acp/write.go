@@ -324,7 +324,7 @@ func (s *session) newWrite(rel, content string) *writeReq {
 	wr := &writeReq{callID: fmt.Sprintf("acp-%s-write-%d", s.id, s.reqSeq), rel: rel, content: content,
 		answer: make(chan error, 1), s: s}
 	s.writes[wr.callID] = wr
-	live.addCall(wr.callID, s)
+	live.AddCall(wr.callID, s)
 	if s.closing {
 		wr.answered = true
 		wr.answer <- refused("the run is stopping; nothing was written")
@@ -403,7 +403,7 @@ func (writeTool) Execute(_ context.Context, env backend.ToolEnv, in backend.Tool
 	if err != nil {
 		return failure(env.WorkspaceRoot, "%s: %v", ToolWrite, err), nil
 	}
-	s, ok := live.byID(a.Session)
+	s, ok := live.ByID(a.Session)
 	if !ok {
 		return failure(env.WorkspaceRoot, "%s: %s", ToolWrite, errGone.Message), nil
 	}

@@ -37,7 +37,7 @@ func (m *Model) Stream(ctx context.Context, req backend.ModelRequest, delta func
 	if m.cfg.Model == "" {
 		return backend.ModelResponse{}, errNoModel
 	}
-	s, task, err := findSession(req.Messages)
+	s, task, err := live.Find(req.Messages, errGone)
 	if err != nil {
 		return backend.ModelResponse{}, err
 	}
@@ -60,7 +60,7 @@ func (m *Model) open(ctx context.Context, task string) (backend.ModelResponse, e
 		return backend.ModelResponse{}, err
 	}
 	s := newSession(m.cfg, bin, task)
-	live.add(s)
+	live.Add(s.id, s.startCallID(), s)
 	args, err := json.Marshal(sessionArgs{Session: s.id, Action: actionStart, Version: bin.Version,
 		SHA256: bin.SHA256, Tested: TestedVersion})
 	if err != nil {
@@ -75,29 +75,6 @@ func (m *Model) open(ctx context.Context, task string) (backend.ModelResponse, e
 // session cannot be resumed).
 var errGone = &backend.Error{Code: backend.FailRunInterrupted,
 	Message: "the Claude Code process of this run is gone (AgentHub restarted or the process ended); Claude Code runs cannot be resumed"}
-
-// findSession returns the live session of the run the transcript belongs
-// to, or nil and the task when the run has not started one: the newest
-// assistant message names the session through its calls, and a task (a
-// user message that is not a steer) after every assistant message means a
-// new run.
-func findSession(msgs []backend.Message) (*session, string, error) {
-	for i := len(msgs) - 1; i >= 0; i-- {
-		m := msgs[i]
-		switch {
-		case m.Role == backend.RoleAssistant:
-			for _, c := range m.Calls {
-				if s, ok := live.byCall(c.ID); ok {
-					return s, "", nil
-				}
-			}
-			return nil, "", errGone
-		case m.Role == backend.RoleUser && !m.Steer:
-			return nil, m.Text, nil
-		}
-	}
-	return nil, "", backend.Errorf(backend.FailInternal, "the run has no task")
-}
 
 // settle answers the permission requests the engine decided without
 // executing the call: a rejection, a policy denial, a refused path or an
@@ -184,7 +161,7 @@ func (s *session) end(it item, text string) (backend.ModelResponse, error) {
 		s.pushFront(it)
 		args, _ := json.Marshal(sessionArgs{Session: s.id, Action: actionReport})
 		id := fmt.Sprintf("claude-%s-report-%d", s.id, s.reportSeq())
-		live.addCall(id, s)
+		live.AddCall(id, s)
 		return backend.ModelResponse{Text: text, Calls: []backend.ToolCallRequest{{ID: id, Name: ToolSession,
 			Arguments: args}}}, nil
 	}

@@ -250,7 +250,7 @@ func (s *session) control(c control) {
 	p := &permission{callID: "claude-" + c.RequestID, requestID: c.RequestID, tool: c.ToolName,
 		toolUseID: c.ToolUseID, input: c.Input}
 	s.perms[p.callID] = p
-	live.addCall(p.callID, s)
+	live.AddCall(p.callID, s)
 	s.queue = append(s.queue, item{kind: itemPermission, perm: p})
 }
 
@@ -395,4 +395,4 @@ func (st stopper) Stop(grace time.Duration) error {
 }
 
 // drop forgets the session.
-func (s *session) drop() { live.remove(s) }
+func (s *session) drop() { live.Remove(s.id, s) }

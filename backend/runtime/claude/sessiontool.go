@@ -48,7 +48,7 @@ func (sessionTool) Execute(_ context.Context, env backend.ToolEnv, in backend.To
 	if err := json.Unmarshal(in.Arguments, &a); err != nil {
 		return backend.ToolResult{Content: "not a Claude Code session call", IsError: true}, nil
 	}
-	s, ok := live.byID(a.Session)
+	s, ok := live.ByID(a.Session)
 	if !ok {
 		return backend.ToolResult{Content: errGone.Message, IsError: true}, nil
 	}

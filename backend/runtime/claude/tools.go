@@ -131,7 +131,7 @@ func lookup(raw json.RawMessage) (*session, *permission, callArgs, error) {
 	if err := json.Unmarshal(raw, &a); err != nil || a.Session == "" {
 		return nil, nil, a, fmt.Errorf("not a Claude Code request: %v", err)
 	}
-	s, ok := live.byID(a.Session)
+	s, ok := live.ByID(a.Session)
 	if !ok {
 		return nil, nil, a, errGone
 	}

@@ -172,7 +172,7 @@ func runScenario(t *testing.T, bin string, sc scenario) [][]byte {
 		t.Fatal(err)
 	}
 	s := newSession(cfg, b, "do the task")
-	live.add(s)
+	live.Add(s.id, s.startCallID(), s)
 	defer s.stop()
 	if err := s.start(t.Context(), backend.ToolEnv{WorkspaceRoot: root, RunID: "run_conformance"}); err != nil {
 		t.Fatal(err)

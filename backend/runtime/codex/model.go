@@ -54,7 +54,7 @@ func (m *Model) Stream(ctx context.Context, req backend.ModelRequest, delta func
 		return backend.ModelResponse{}, &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "profile",
 			Message: "the Codex profile is invalid: " + err.Error()}
 	}
-	s, task, err := findSession(req.Messages)
+	s, task, err := live.Find(req.Messages, errGone)
 	if err != nil {
 		return backend.ModelResponse{}, err
 	}
@@ -74,7 +74,7 @@ func (m *Model) open(ctx context.Context, task string) (backend.ModelResponse, e
 		return backend.ModelResponse{}, err
 	}
 	s := newSession(m.cfg, bin, task)
-	live.add(s)
+	live.Add(s.id, s.startCallID(), s)
 	mode := "app-server"
 	if m.cfg.advisory() {
 		mode = "exec"
@@ -86,29 +86,6 @@ func (m *Model) open(ctx context.Context, task string) (backend.ModelResponse, e
 	}
 	return backend.ModelResponse{Calls: []backend.ToolCallRequest{{ID: s.startCallID(), Name: ToolSession,
 		Arguments: args}}}, nil
-}
-
-// findSession returns the live session of the run the transcript belongs
-// to, or nil and the task when the run has not started one: the newest
-// assistant message names the session through its calls, and a task (a
-// user message that is not a steer) after every assistant message means a
-// new run.
-func findSession(msgs []backend.Message) (*session, string, error) {
-	for i := len(msgs) - 1; i >= 0; i-- {
-		m := msgs[i]
-		switch {
-		case m.Role == backend.RoleAssistant:
-			for _, c := range m.Calls {
-				if s, ok := live.byCall(c.ID); ok {
-					return s, "", nil
-				}
-			}
-			return nil, "", errGone
-		case m.Role == backend.RoleUser && !m.Steer:
-			return nil, m.Text, nil
-		}
-	}
-	return nil, "", backend.Errorf(backend.FailInternal, "the run has no task")
 }
 
 // settle declines the approval requests the engine decided without
@@ -244,7 +221,7 @@ func (s *session) end(ev event, text string) (backend.ModelResponse, error) {
 		}
 		args, _ := json.Marshal(sessionArgs{Session: s.id, Action: actionReport})
 		id := fmt.Sprintf("codex-%s-report-%d", s.id, s.reportSeq())
-		live.addCall(id, s)
+		live.AddCall(id, s)
 		return backend.ModelResponse{Calls: []backend.ToolCallRequest{{ID: id, Name: ToolSession,
 			Arguments: args}}}, nil
 	}

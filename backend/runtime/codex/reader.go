@@ -154,7 +154,7 @@ func (s *session) queueRequest(r *request) {
 	}
 	for _, c := range r.calls {
 		s.reqs[c] = r
-		live.addCall(c, s)
+		live.AddCall(c, s)
 	}
 	s.queue = append(s.queue, event{kind: evApproval, req: r})
 }

@@ -475,4 +475,4 @@ func (s *session) fail(err error) {
 }
 
 // drop forgets the session.
-func (s *session) drop() { live.remove(s) }
+func (s *session) drop() { live.Remove(s.id, s) }

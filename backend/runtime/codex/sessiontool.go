@@ -56,7 +56,7 @@ func (sessionTool) Execute(ctx context.Context, env backend.ToolEnv, in backend.
 	if err := json.Unmarshal(in.Arguments, &a); err != nil {
 		return backend.ToolResult{Content: "not a Codex session call", IsError: true}, nil
 	}
-	s, ok := live.byID(a.Session)
+	s, ok := live.ByID(a.Session)
 	if !ok {
 		return backend.ToolResult{Content: errGone.Message, IsError: true}, nil
 	}
@@ -191,7 +191,7 @@ func (observedTool) Execute(_ context.Context, env backend.ToolEnv, in backend.T
 	if err := json.Unmarshal(in.Arguments, &a); err != nil {
 		return backend.ToolResult{Content: "not a Codex observation", IsError: true}, nil
 	}
-	if s, ok := live.byID(a.Session); ok {
+	if s, ok := live.ByID(a.Session); ok {
 		s.emitDiags(env)
 	}
 	if env.Emit != nil {
@@ -250,6 +250,6 @@ func (s *session) observedCall(it threadItem, n int) (backend.ToolCallRequest, e
 		return backend.ToolCallRequest{}, fmt.Errorf("encode an observation: %w", err)
 	}
 	id := fmt.Sprintf("codex-%s-o%d", s.id, n)
-	live.addCall(id, s)
+	live.AddCall(id, s)
 	return backend.ToolCallRequest{ID: id, Name: ToolObserved, Arguments: b}, nil
 }

@@ -155,7 +155,7 @@ func lookup(callID string, raw json.RawMessage) (*session, *request, callArgs, e
 	if err != nil {
 		return nil, nil, a, err
 	}
-	s, ok := live.byID(a.Session)
+	s, ok := live.ByID(a.Session)
 	if !ok {
 		return nil, nil, a, errGone
 	}
