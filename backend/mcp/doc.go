@@ -1,8 +1,11 @@
 // Package mcp exposes the tools of a profile's MCP servers to the native
-// agent runtime: each server is a child process speaking MCP over stdio
-// (github.com/modelcontextprotocol/go-sdk), started through backend/proc in
-// its own process group, and each of its tools becomes a [backend.Tool]
-// named mcp__<server>__<tool> with the server's input schema.
+// agent runtime (github.com/modelcontextprotocol/go-sdk): a server is a
+// child process speaking MCP over stdio, started through backend/proc in
+// its own process group, or a running server reached over Streamable HTTP
+// (http.go). Each of its tools becomes a [backend.Tool] named
+// mcp__<server>__<tool> with the server's input schema. When a server
+// sends notifications/tools/list_changed, the next [Set.Tools] (the next
+// inference) lists its tools again.
 //
 // Invariants, most important first:
 //   - MCP tools are untrusted. Every call is a gated action of kind "mcp"
@@ -16,6 +19,10 @@
 //     crashes mid-call fails that call and is restarted on the next one.
 //   - A server gets only the environment variables its profile entry names
 //     (plus PATH), and never the workspace root unless its arguments say so.
+//     The headers of an HTTP server come from references (an environment
+//     variable or a keychain entry) read when the session starts; their
+//     values are never logged or put into an error, and redirects are not
+//     followed.
 //   - Every process this package starts is stopped by [Set.Close] (stdin
 //     closed, then the whole process group signalled and killed), which the
 //     engine calls when it shuts down.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -32,6 +33,14 @@ func TestMain(m *testing.M) {
 //   - lookup and crash: annotated read-only; crash exits mid-call;
 //   - spawn: starts a grandchild that outlives nothing, for the orphan test.
 func serveHelper() error {
+	return newHelperServer().Run(context.Background(), &sdk.StdioTransport{})
+}
+
+// newHelperServer is the helper's MCP server, served over stdio by the
+// helper process and over Streamable HTTP in process (http_test.go).
+//   - grow: read-only; adds the tool "extra" (the server then sends
+//     notifications/tools/list_changed) and answers a moment later.
+func newHelperServer() *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "helper", Version: "1"}, nil)
 	obj := func(props string) json.RawMessage {
 		return json.RawMessage(`{"type":"object","properties":{` + props + `}}`)
@@ -72,7 +81,17 @@ func serveHelper() error {
 		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: "no such record"}}}, nil
 		})
-	return s.Run(context.Background(), &sdk.StdioTransport{})
+	s.AddTool(&sdk.Tool{Name: "grow", Description: "Add a tool.", InputSchema: obj(""),
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			s.AddTool(&sdk.Tool{Name: "extra", Description: "Added mid-run.", InputSchema: obj("")},
+				func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return text("extra ran"), nil })
+			// The notification is debounced (10 ms) and, over HTTP, travels
+			// on another stream: let it arrive before the answer.
+			time.Sleep(300 * time.Millisecond)
+			return text("grown"), nil
+		})
+	return s
 }
 
 // helperConfig is a server entry that starts this test binary as the

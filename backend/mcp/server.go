@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -16,7 +17,8 @@ import (
 	"agenthub/backend/proc"
 )
 
-// Config is one MCP server of a profile.
+// Config is one MCP server of a profile: a child process over stdio
+// (Command) or a Streamable HTTP endpoint (URL), never both.
 type Config struct {
 	// Name identifies the server in tool names: lower case letters, digits
 	// and '-' (profile validation enforces it).
@@ -24,6 +26,12 @@ type Config struct {
 	// Command is an absolute path, or a program name looked up on the login
 	// shell's PATH.
 	Command string
+	// URL is the Streamable HTTP endpoint of a server that is already
+	// running (e.g. "http://127.0.0.1:8931/mcp"); nothing is started.
+	URL string
+	// Headers are sent with every HTTP request; their values are read from
+	// the environment or the OS keychain when the session starts.
+	Headers []Header
 	Args    []string
 	// Env names the environment variables passed to the server from
 	// AgentHub's own environment; PATH is always passed. Values never
@@ -65,11 +73,17 @@ type server struct {
 
 	mu       sync.Mutex
 	sess     *sdk.ClientSession
-	p        *proc.Process
+	p        *proc.Process   // stdio only
+	done     <-chan struct{} // closed when the process exits or the session ends
 	tools    []*sdk.Tool
 	failedAt time.Time
 	failure  error
 	closed   bool
+
+	// stale is set by notifications/tools/list_changed; the next use of the
+	// session lists the tools again. Atomic because the notification arrives
+	// on the session's reader, which must never wait for mu.
+	stale atomic.Bool
 }
 
 // errClosed: the set was closed; nothing starts again.
@@ -84,6 +98,9 @@ func (s *server) live(ctx context.Context) (*sdk.ClientSession, error) {
 		return nil, errClosed
 	}
 	if s.sess != nil && !s.exited() {
+		if s.stale.Swap(false) {
+			s.relistLocked(ctx)
+		}
 		return s.sess, nil
 	}
 	if s.sess != nil {
@@ -102,16 +119,19 @@ func (s *server) live(ctx context.Context) (*sdk.ClientSession, error) {
 }
 
 func (s *server) exited() bool {
+	if s.done == nil {
+		return true
+	}
 	select {
-	case <-s.p.Done():
+	case <-s.done:
 		return true
 	default:
 		return false
 	}
 }
 
-// startLocked starts the process, initialises the session and lists the
-// tools, all within the start timeout.
+// startLocked connects (starting the process for stdio), initialises the
+// session and lists the tools, all within the start timeout.
 func (s *server) startLocked(ctx context.Context) error {
 	timeout := s.cfg.StartTimeout
 	if timeout <= 0 {
@@ -119,35 +139,87 @@ func (s *server) startLocked(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	path, err := s.resolve(ctx)
+	var sess *sdk.ClientSession
+	var err error
+	if s.cfg.URL != "" {
+		sess, err = s.connectHTTP(ctx) // http.go
+	} else {
+		sess, err = s.connectStdio(ctx)
+	}
 	if err != nil {
 		return err
+	}
+	s.sess = sess
+	s.stale.Store(false)
+	tools, err := s.list(ctx)
+	if err != nil {
+		s.stopLocked()
+		return s.startError("list the tools of", err)
+	}
+	s.tools = tools
+	s.log.Info("mcp server started", "server", s.cfg.Name, "pid", s.pid0(), "tools", len(tools))
+	return nil
+}
+
+// connectStdio starts the process and initialises the session over its
+// stdin and stdout.
+func (s *server) connectStdio(ctx context.Context) (*sdk.ClientSession, error) {
+	path, err := s.resolve(ctx)
+	if err != nil {
+		return nil, err
 	}
 	// The process outlives this call: it is bound to the set, not to ctx.
 	p, err := proc.Start(context.WithoutCancel(ctx), proc.Spec{Path: path, Args: s.cfg.Args, Env: s.env(ctx),
 		Stdin: true, StdoutPipe: true, MaxOutput: maxStderr})
 	if err != nil {
-		return fmt.Errorf("start MCP server %s: %w", s.cfg.Name, err)
+		return nil, fmt.Errorf("start MCP server %s: %w", s.cfg.Name, err)
 	}
-	s.p = p
-	client := sdk.NewClient(&sdk.Implementation{Name: "agenthub", Version: "1"}, &sdk.ClientOptions{})
-	sess, err := client.Connect(ctx, &sdk.IOTransport{Reader: p.Stdout(), Writer: p.Stdin()}, nil)
+	s.p, s.done = p, p.Done()
+	sess, err := s.client().Connect(ctx, &sdk.IOTransport{Reader: p.Stdout(), Writer: p.Stdin()}, nil)
 	if err != nil {
 		s.stopLocked()
-		return s.startError("initialise", err)
+		return nil, s.startError("initialise", err)
 	}
-	s.sess = sess
+	return sess, nil
+}
+
+// client is the MCP client of one session: it marks the tool list stale
+// when the server says it changed.
+func (s *server) client() *sdk.Client {
+	return sdk.NewClient(&sdk.Implementation{Name: "agenthub", Version: "1"}, &sdk.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { s.stale.Store(true) },
+	})
+}
+
+// list reads the server's whole tool list.
+func (s *server) list(ctx context.Context) ([]*sdk.Tool, error) {
 	var tools []*sdk.Tool
-	for t, err := range sess.Tools(ctx, nil) {
+	for t, err := range s.sess.Tools(ctx, nil) {
 		if err != nil {
-			s.stopLocked()
-			return s.startError("list the tools of", err)
+			return nil, err
 		}
 		tools = append(tools, t)
 	}
+	return tools, nil
+}
+
+// relistLocked reads the tool list again after notifications/tools/list_changed.
+// On failure the previous list stays and the next use tries again.
+func (s *server) relistLocked(ctx context.Context) {
+	timeout := s.cfg.StartTimeout
+	if timeout <= 0 {
+		timeout = DefaultStartTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	tools, err := s.list(ctx)
+	if err != nil {
+		s.stale.Store(true)
+		s.log.Warn("relist mcp tools", "server", s.cfg.Name, "err", err)
+		return
+	}
 	s.tools = tools
-	s.log.Info("mcp server started", "server", s.cfg.Name, "pid", p.Pid(), "tools", len(tools))
-	return nil
+	s.log.Info("mcp tool list changed", "server", s.cfg.Name, "tools", len(tools))
 }
 
 // startError names the server and adds the end of its stderr, which is
@@ -209,6 +281,7 @@ func (s *server) stopLocked() {
 		s.sess = nil
 	}
 	if s.p == nil {
+		s.done = nil
 		return
 	}
 	select {
@@ -222,7 +295,7 @@ func (s *server) stopLocked() {
 	if err := s.p.KillGroup(); err != nil {
 		s.log.Warn("stop mcp server", "server", s.cfg.Name, "err", err)
 	}
-	s.p = nil
+	s.p, s.done = nil, nil
 }
 
 func (s *server) close() {
@@ -243,7 +316,15 @@ func (s *server) listed() []*sdk.Tool {
 func (s *server) pid() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.p == nil || s.exited() {
+	if s.exited() {
+		return 0
+	}
+	return s.pid0()
+}
+
+// pid0 is the process id of a stdio server, 0 for HTTP.
+func (s *server) pid0() int {
+	if s.p == nil {
 		return 0
 	}
 	return s.p.Pid()
