@@ -114,7 +114,7 @@ func engineProfile(p profile.Profile, home string) (engine.Profile, error) {
 func mcpConfigs(servers []profile.MCPServer) []mcp.Config {
 	out := make([]mcp.Config, len(servers))
 	for i, s := range servers {
-		out[i] = mcp.Config{Name: s.Name, Command: s.Command, Args: s.Args, Env: s.Env,
+		out[i] = mcp.Config{Name: s.Name, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL,
 			AllowReadOnly: s.AllowReadOnly, CallTimeout: s.CallTimeout.Duration}
 	}
 	return out
@@ -139,6 +139,9 @@ func withRuntimeTools(builtin map[string]backend.Tool) map[string]backend.Tool {
 	for name, t := range acp.Tools() {
 		builtin[name] = t
 	}
+		for _, h := range s.Headers {
+			out[i].Headers = append(out[i].Headers, mcp.Header{Name: h.Name, Env: h.Env, Keychain: h.Keychain, Prefix: h.Prefix})
+		}
 	for name, t := range codex.Tools() {
 		builtin[name] = t
 	}

@@ -97,21 +97,6 @@ type Stop struct {
 	LoopWindow        int      `toml:"loop_window"`
 }
 
-// MCPServer is one MCP server, started over stdio when a run first needs
-// its tools (docs/TOOLS.md).
-type MCPServer struct {
-	Name    string   `toml:"name"`    // in tool names: mcp__<name>__<tool>
-	Command string   `toml:"command"` // absolute, or a program on the login shell's PATH
-	Args    []string `toml:"args"`
-	// Env names the variables passed from AgentHub's environment (an
-	// allow-list of names; values never appear in a profile).
-	Env []string `toml:"env"`
-	// AllowReadOnly lets tools the server annotates read-only run without
-	// asking; everything else always asks.
-	AllowReadOnly bool     `toml:"allow_read_only"`
-	CallTimeout   Duration `toml:"call_timeout"`
-}
-
 // Duration is a TOML string such as "90s" or "30m".
 type Duration struct{ time.Duration }
 
@@ -201,32 +186,6 @@ var (
 	envNameRE  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 	stateKeyRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 )
-
-// validateMCP checks the MCP servers: names that make valid, unambiguous
-// tool names, one program per command, variable names (never values) in
-// env.
-func validateMCP(servers []MCPServer) error {
-	seen := map[string]bool{}
-	for i, s := range servers {
-		switch {
-		case !mcpNameRE.MatchString(s.Name) || len(s.Name) > 24:
-			return fmt.Errorf("mcp_servers[%d].name %q: use lower case letters, digits and '-', at most 24", i, s.Name)
-		case seen[s.Name]:
-			return fmt.Errorf("mcp_servers: the name %q is used twice", s.Name)
-		case s.Command == "":
-			return fmt.Errorf("mcp_servers %s: command is required", s.Name)
-		case !filepath.IsAbs(s.Command) && strings.ContainsAny(s.Command, " \t/"):
-			return fmt.Errorf("mcp_servers %s: command %q: name one program (arguments go in args), or give an absolute path", s.Name, s.Command)
-		}
-		for _, e := range s.Env {
-			if !envNameRE.MatchString(e) {
-				return fmt.Errorf("mcp_servers %s: env %q must be the name of an environment variable, not a value", s.Name, e)
-			}
-		}
-		seen[s.Name] = true
-	}
-	return nil
-}
 
 // validateClaude checks a Claude Code profile: the CLI talks to the
 // profile's Anthropic Messages server with the profile's model.
