@@ -116,6 +116,9 @@ func mcpConfigs(servers []profile.MCPServer) []mcp.Config {
 	for i, s := range servers {
 		out[i] = mcp.Config{Name: s.Name, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL,
 			AllowReadOnly: s.AllowReadOnly, CallTimeout: s.CallTimeout.Duration}
+		for _, h := range s.Headers {
+			out[i].Headers = append(out[i].Headers, mcp.Header{Name: h.Name, Env: h.Env, Keychain: h.Keychain, Prefix: h.Prefix})
+		}
 	}
 	return out
 }
@@ -139,9 +142,6 @@ func withRuntimeTools(builtin map[string]backend.Tool) map[string]backend.Tool {
 	for name, t := range acp.Tools() {
 		builtin[name] = t
 	}
-		for _, h := range s.Headers {
-			out[i].Headers = append(out[i].Headers, mcp.Header{Name: h.Name, Env: h.Env, Keychain: h.Keychain, Prefix: h.Prefix})
-		}
 	for name, t := range codex.Tools() {
 		builtin[name] = t
 	}
