@@ -66,3 +66,21 @@ func TestDoctorFindsCLIsAndModelServers(t *testing.T) {
 		t.Fatalf("exit %d without a failed check:\n%s", code, text)
 	}
 }
+
+// TestDoctorInstallHintsArePinned: every install hint names the exact
+// version its adapter was tested with (agent-clis.md: pin versions).
+func TestDoctorInstallHintsArePinned(t *testing.T) {
+	want := map[string]string{
+		"claude": "npm install -g @anthropic-ai/claude-code@2.1.330",
+		"gemini": "npm install -g @google/gemini-cli@0.61.0",
+		"codex":  "npm install -g @openai/codex@0.169.0",
+	}
+	for _, c := range agentCLIs {
+		if c.install != want[c.name] {
+			t.Errorf("%s: install hint %q, want %q", c.name, c.install, want[c.name])
+		}
+	}
+	if len(agentCLIs) != len(want) {
+		t.Errorf("doctor looks for %d CLIs, want %d", len(agentCLIs), len(want))
+	}
+}

@@ -8,6 +8,9 @@ import (
 
 	"agenthub/backend/llm"
 	"agenthub/backend/proc"
+	"agenthub/backend/runtime/acp"
+	"agenthub/backend/runtime/claude"
+	"agenthub/backend/runtime/codex"
 )
 
 // versionTimeout bounds `<cli> --version`: Node-based CLIs take a second or
@@ -15,11 +18,11 @@ import (
 const versionTimeout = 15 * time.Second
 
 // agentCLIs are the external runtimes doctor looks for, with their install
-// hint.
+// hint: the adapters' own, pinned to the version each was tested with.
 var agentCLIs = []struct{ name, label, install string }{
-	{"claude", "Claude Code", "npm install -g @anthropic-ai/claude-code"},
-	{"gemini", "Gemini CLI", "npm install -g @google/gemini-cli"},
-	{"codex", "Codex", "npm install -g @openai/codex"},
+	{"claude", "Claude Code", claude.InstallHint},
+	{"gemini", "Gemini CLI", acp.GeminiInstallHint},
+	{"codex", "Codex", codex.InstallHint},
 }
 
 // toolChecks look for git and the agent CLIs on the login shell's PATH, the
