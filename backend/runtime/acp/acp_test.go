@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"agenthub/backend"
+	"agenthub/backend/runtime/agentbin"
 )
 
 func TestCheck(t *testing.T) {
@@ -55,7 +56,7 @@ func testSession(t *testing.T, files map[string]string) *session {
 	if err := os.Symlink(t.TempDir(), filepath.Join(root, "escape")); err != nil {
 		t.Fatal(err)
 	}
-	s := newSession(Config{Name: "acp", CheckpointDir: filepath.Join(t.TempDir(), "checkpoints")}, binary{}, "task")
+	s := newSession(Config{Name: "acp", CheckpointDir: filepath.Join(t.TempDir(), "checkpoints")}, agentbin.Info{}, "task")
 	s.root = root
 	s.realRoot, _ = filepath.EvalSymlinks(root)
 	t.Cleanup(s.drop)

@@ -11,6 +11,8 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"agenthub/backend"
+	"agenthub/backend/runtime/agentpath"
+	"agenthub/backend/runtime/scrub"
 	"agenthub/workspace"
 )
 
@@ -188,9 +190,9 @@ var noTerminal = &sdk.RequestError{Code: -32601, Message: "Method not found",
 // outside the workspace and secret files are refused.
 func (s *session) resolve(p string) (string, error) {
 	if !filepath.IsAbs(p) {
-		return "", refused("paths must be absolute (ACP); %q is not", clip(filepath.Base(p), 100))
+		return "", refused("paths must be absolute (ACP); %q is not", scrub.Clip(filepath.Base(p), 100))
 	}
-	rel, ok := relPath([]string{s.root, s.realRoot}, p)
+	rel, ok := agentpath.Rel([]string{s.root, s.realRoot}, p)
 	if !ok {
 		return "", refused("the path is outside the workspace; only paths inside it can be used")
 	}
@@ -203,7 +205,7 @@ func (s *session) resolve(p string) (string, error) {
 	if err != nil {
 		return "", refused("%s", s.scrub(err.Error()))
 	}
-	if ok, pat := secretPath(s.root, rel); ok {
+	if ok, pat := agentpath.Secret(s.root, rel); ok {
 		return "", refused("%s is a secret file (%s); agents never access secret files", rel, pat)
 	}
 	return rel, nil
@@ -242,7 +244,7 @@ func (s *session) toolCall(id string, status sdk.ToolCallStatus, title, kind str
 	}
 	payload := map[string]any{"runtime": s.cfg.name(), "toolCallId": id, "status": string(c.status)}
 	if title != "" {
-		payload["title"] = clip(s.scrub(title), 200)
+		payload["title"] = scrub.Clip(s.scrub(title), 200)
 	}
 	if kind != "" {
 		payload["kind"] = kind
@@ -251,7 +253,7 @@ func (s *session) toolCall(id string, status sdk.ToolCallStatus, title, kind str
 		payload["paths"] = paths
 	}
 	if text != "" {
-		payload["text"] = clip(text, 2000)
+		payload["text"] = scrub.Clip(text, 2000)
 	}
 	s.push(item{kind: itemEvent, evType: EvToolCall, payload: payload})
 }
@@ -265,7 +267,7 @@ func (s *session) contentText(content []sdk.ToolCallContent) string {
 		case c.Content != nil && c.Content.Content.Text != nil:
 			parts = append(parts, c.Content.Content.Text.Text)
 		case c.Diff != nil:
-			rel, ok := relPath([]string{s.root, s.realRoot}, c.Diff.Path)
+			rel, ok := agentpath.Rel([]string{s.root, s.realRoot}, c.Diff.Path)
 			if !ok {
 				rel = "(outside the workspace)"
 			}
@@ -280,7 +282,7 @@ func (s *session) contentText(content []sdk.ToolCallContent) string {
 func (s *session) locations(locs []sdk.ToolCallLocation) []string {
 	var out []string
 	for _, l := range locs {
-		if rel, ok := relPath([]string{s.root, s.realRoot}, l.Path); ok {
+		if rel, ok := agentpath.Rel([]string{s.root, s.realRoot}, l.Path); ok {
 			out = append(out, rel)
 		} else {
 			out = append(out, "(outside the workspace)")

@@ -1,20 +1,12 @@
 package acp
 
 import (
-	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
-
-	"agenthub/backend"
-	"agenthub/backend/proc"
 )
 
 // Gemini CLI facts (agent-clis.md §3): the release this adapter was tested
@@ -209,87 +201,12 @@ func (c Config) prepareHome() error {
 	return nil
 }
 
-// binary is the resolved agent program.
-type binary struct {
-	Path   string // absolute; never shown
-	SHA256 string // of the program file, symlinks resolved
-}
-
 // installHint is the install step shown when the agent is missing.
 func (c Config) installHint() string {
 	if c.Gemini {
 		return GeminiInstallHint
 	}
 	return "install the agent, or fix the profile's command"
-}
-
-// resolve finds the program and hashes it. A missing program is
-// runtime_unavailable with the install step.
-func (c Config) resolve(ctx context.Context) (binary, error) {
-	cmd := c.command()
-	if len(cmd) == 0 || cmd[0] == "" {
-		return binary{}, &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "no_command",
-			Message: "the ACP profile names no command; set command = [\"program\", \"args\"…]"}
-	}
-	prog := cmd[0]
-	missing := &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "not_installed",
-		Message: fmt.Sprintf("%s is not installed: no `%s` on the login shell's PATH. Install it with: %s",
-			c.label(), filepath.Base(prog), c.installHint())}
-	path := prog
-	if !filepath.IsAbs(prog) {
-		found, err := proc.Look(prog, proc.LoginPath(ctx))
-		if err != nil {
-			return binary{}, missing
-		}
-		path = found
-	} else if fi, err := os.Stat(prog); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
-		missing.Message = fmt.Sprintf("%s is not installed at the profile's command. Install it with: %s",
-			c.label(), c.installHint())
-		return binary{}, missing
-	}
-	sum, err := hashFile(path)
-	if err != nil {
-		return binary{}, fmt.Errorf("hash the agent's program: %w", err)
-	}
-	return binary{Path: path, SHA256: sum}, nil
-}
-
-// hashes caches program hashes by path, size and modification time.
-var hashes = struct {
-	sync.Mutex
-	m map[string]string
-}{m: map[string]string{}}
-
-func hashFile(path string) (string, error) {
-	real, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		return "", err
-	}
-	fi, err := os.Stat(real)
-	if err != nil {
-		return "", err
-	}
-	key := fmt.Sprintf("%s|%d|%d", real, fi.Size(), fi.ModTime().UnixNano())
-	hashes.Lock()
-	sum, ok := hashes.m[key]
-	hashes.Unlock()
-	if ok {
-		return sum, nil
-	}
-	f, err := os.Open(real)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	sum = hex.EncodeToString(h.Sum(nil))
-	hashes.Lock()
-	hashes.m[key] = sum
-	hashes.Unlock()
-	return sum, nil
 }
 
 // testedVersion is the version of an agent AgentHub was tested with, by

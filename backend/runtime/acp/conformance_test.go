@@ -10,9 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	sdk "github.com/coder/acp-go-sdk"
 	"github.com/google/go-cmp/cmp"
 
-	sdk "github.com/coder/acp-go-sdk"
+	"agenthub/backend/runtime/agentbin"
+	"agenthub/backend/runtime/agentpath"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -69,7 +71,7 @@ func normalise(t *testing.T, file string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := newSession(Config{Name: "gemini", Gemini: true}, binary{}, "task")
+	s := newSession(Config{Name: "gemini", Gemini: true}, agentbin.Info{}, "task")
 	s.id, s.root = "acpfixture", "/ws"
 	defer s.drop()
 	var out []normalised
@@ -127,7 +129,7 @@ func normaliseLine(t *testing.T, s *session, n int, line []byte, problem string)
 			Path string `json:"path"`
 		}
 		_ = json.Unmarshal(e.Params, &p)
-		rel, ok := relPath([]string{s.root}, p.Path)
+		rel, ok := agentpath.Rel([]string{s.root}, p.Path)
 		if !ok {
 			rel = "(outside)"
 		}

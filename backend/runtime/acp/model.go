@@ -1,7 +1,6 @@
 package acp
 
 import (
-	"agenthub/backend/runtime/rawlog"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +12,9 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"agenthub/backend"
+	"agenthub/backend/runtime/agentbin"
+	"agenthub/backend/runtime/rawlog"
+	"agenthub/backend/runtime/scrub"
 )
 
 // Model drives an ACP agent as a [backend.Model]. The engine's run loop is
@@ -186,7 +188,7 @@ func (s *session) promptError(err error) error {
 		return s.authError(msg)
 	}
 	return &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "prompt",
-		Message: fmt.Sprintf("%s failed the turn: %s", s.cfg.label(), clip(s.scrub(msg), 400))}
+		Message: fmt.Sprintf("%s failed the turn: %s", s.cfg.label(), scrub.Clip(s.scrub(msg), 400))}
 }
 
 func (s *session) exitedNow() bool {
@@ -257,7 +259,7 @@ func (sessionTool) Execute(_ context.Context, env backend.ToolEnv, in backend.To
 	}
 	s.announce(env)
 	msg := fmt.Sprintf("%s %s started in the workspace over ACP (program sha256 %s); its permission requests "+
-		"and file writes come to AgentHub for approval", s.agentLabel(), s.agent.Version, short(s.bin.SHA256))
+		"and file writes come to AgentHub for approval", s.agentLabel(), s.agent.Version, scrub.Short(s.bin.SHA256))
 	if w := s.driftWarning(); w != "" {
 		msg += "; " + w
 	}
@@ -266,7 +268,7 @@ func (sessionTool) Execute(_ context.Context, env backend.ToolEnv, in backend.To
 
 func (s *session) agentLabel() string {
 	if s.agent.Name != "" {
-		return clip(s.agent.Name, 60)
+		return scrub.Clip(s.agent.Name, 60)
 	}
 	return s.cfg.label()
 }
@@ -274,16 +276,8 @@ func (s *session) agentLabel() string {
 // driftWarning is the warning for an agent of another version than the
 // tested one, or for an agent AgentHub was never tested with.
 func (s *session) driftWarning() string {
-	tested := testedVersion(s.agent.Name)
-	switch {
-	case tested == "":
-		return fmt.Sprintf("warning: AgentHub was not tested with %s %s; its output may not be understood",
-			s.agentLabel(), clip(s.agent.Version, 40))
-	case s.agent.Version != tested:
-		return fmt.Sprintf("warning: this is %s %s, but AgentHub was tested with %s; its output may not be "+
-			"understood (install the tested version: %s)", s.agentLabel(), clip(s.agent.Version, 40), tested, s.cfg.installHint())
-	}
-	return ""
+	return agentbin.DriftWarning(s.agentLabel(), scrub.Clip(s.agent.Version, 40), testedVersion(s.agent.Name),
+		s.cfg.installHint())
 }
 
 // announce records the agent that runs (AD4) and warns on drift.

@@ -6,12 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"strings"
 
 	sdk "github.com/coder/acp-go-sdk"
 
 	"agenthub/backend"
 	"agenthub/backend/approval"
+	"agenthub/backend/runtime/agentpath"
+	"agenthub/backend/runtime/scrub"
 )
 
 // permission is one session/request_permission, proxied to the engine as a
@@ -135,11 +136,11 @@ func (s *session) proxyCall(p *permission) (backend.ToolCallRequest, error) {
 		a.Kind = string(*tc.Kind)
 	}
 	if tc.Title != nil {
-		a.Title = clip(s.scrub(*tc.Title), 2000)
+		a.Title = scrub.Clip(s.scrub(*tc.Title), 2000)
 	}
-	a.Text = clip(s.contentText(tc.Content), 4000)
+	a.Text = scrub.Clip(s.contentText(tc.Content), 4000)
 	for _, l := range tc.Locations {
-		if rel, ok := relPath([]string{s.root, s.realRoot}, l.Path); ok {
+		if rel, ok := agentpath.Rel([]string{s.root, s.realRoot}, l.Path); ok {
 			a.Paths = append(a.Paths, rel)
 		} else {
 			a.Outside = true
@@ -149,7 +150,7 @@ func (s *session) proxyCall(p *permission) (backend.ToolCallRequest, error) {
 		if c.Diff == nil {
 			continue
 		}
-		rel, ok := relPath([]string{s.root, s.realRoot}, c.Diff.Path)
+		rel, ok := agentpath.Rel([]string{s.root, s.realRoot}, c.Diff.Path)
 		if !ok {
 			a.Outside = true
 			continue
@@ -193,7 +194,7 @@ func decodePerm(raw json.RawMessage) (permArgs, error) {
 // the agent is told no, the run goes on.
 func outsideError(a permArgs) error {
 	return &backend.Error{Code: backend.FailOutsideAllowlist,
-		Message: fmt.Sprintf("%s: a path is outside the workspace; only paths inside it can be used", clip(a.Title, 80))}
+		Message: fmt.Sprintf("%s: a path is outside the workspace; only paths inside it can be used", scrub.Clip(a.Title, 80))}
 }
 
 // Action describes the request for the gate from its arguments alone, so
@@ -231,8 +232,8 @@ func shellAction(env backend.ToolEnv, a permArgs) (*backend.GatedAction, error) 
 	subject, _ := json.Marshal(map[string]string{"kind": string(backend.ActionShell), "command": command, "cwd": "."})
 	risk := approval.RiskOf(approval.Action{Kind: backend.ActionShell, Command: command},
 		backend.PolicyResult{Kind: backend.ActionShell})
-	return &backend.GatedAction{Kind: backend.ActionShell, Title: "Run: " + firstLine(command, 80), Risk: risk,
-		Preview: []byte(scrubText(env.WorkspaceRoot, string(preview))), Subject: subject}, nil
+	return &backend.GatedAction{Kind: backend.ActionShell, Title: "Run: " + scrub.FirstLine(command, 80), Risk: risk,
+		Preview: []byte(scrub.Paths(env.WorkspaceRoot, string(preview))), Subject: subject}, nil
 }
 
 var urlRE = regexp.MustCompile(`https?://[^\s"'<>)]+`)
@@ -246,7 +247,7 @@ func fetchAction(a permArgs) (*backend.GatedAction, error) {
 	}
 	preview, _ := json.Marshal(map[string]any{"title": a.Title, "text": a.Text, "url": url, "runtime": "acp"})
 	subject, _ := json.Marshal(map[string]string{"kind": string(backend.ActionNetwork), "method": "GET", "url": url})
-	return &backend.GatedAction{Kind: backend.ActionNetwork, Title: clip("Fetch "+url, 120), Risk: backend.RiskMedium,
+	return &backend.GatedAction{Kind: backend.ActionNetwork, Title: scrub.Clip("Fetch "+url, 120), Risk: backend.RiskMedium,
 		Preview: preview, Subject: subject}, nil
 }
 
@@ -257,15 +258,15 @@ func readAction(env backend.ToolEnv, a permArgs) (*backend.GatedAction, error) {
 		p = a.Paths[0]
 	}
 	for _, x := range a.Paths {
-		if ok, pat := secretPath(env.WorkspaceRoot, x); ok {
-			return secretAction(ToolRead, x, pat), nil
+		if ok, pat := agentpath.Secret(env.WorkspaceRoot, x); ok {
+			return agentpath.SecretAccess{Label: ToolRead, Tool: ToolRead, Path: x, Pattern: pat}.Action(), nil
 		}
 	}
 	preview, _ := json.Marshal(map[string]any{"title": a.Title, "paths": a.Paths, "kind": a.Kind, "runtime": "acp"})
 	subject, _ := json.Marshal(map[string]any{"kind": string(backend.ActionRead), "tool": ToolRead, "path": p,
 		"paths": a.Paths})
-	return &backend.GatedAction{Kind: backend.ActionRead, Title: clip("Read "+p, 120), Risk: backend.RiskLow,
-		Preview: []byte(scrubText(env.WorkspaceRoot, string(preview))), Subject: subject}, nil
+	return &backend.GatedAction{Kind: backend.ActionRead, Title: scrub.Clip("Read "+p, 120), Risk: backend.RiskLow,
+		Preview: []byte(scrub.Paths(env.WorkspaceRoot, string(preview))), Subject: subject}, nil
 }
 
 // otherAction asks for anything AgentHub has no class for, as a command of
@@ -275,17 +276,8 @@ func otherAction(a permArgs) (*backend.GatedAction, error) {
 	preview, _ := json.Marshal(map[string]any{"kind": a.Kind, "title": a.Title, "text": a.Text, "paths": a.Paths,
 		"runtime": "acp", "note": "an action of the ACP agent AgentHub has no action class for"})
 	subject, _ := json.Marshal(map[string]string{"kind": string(backend.ActionShell), "command": command, "cwd": "."})
-	return &backend.GatedAction{Kind: backend.ActionShell, Title: clip("ACP agent: "+a.Title, 120),
+	return &backend.GatedAction{Kind: backend.ActionShell, Title: scrub.Clip("ACP agent: "+a.Title, 120),
 		Risk: backend.RiskHigh, Preview: preview, Subject: subject}, nil
-}
-
-// firstLine is the first line of s, at most n bytes, marked when cut.
-func firstLine(s string, n int) string {
-	line, _, more := strings.Cut(s, "\n")
-	if more {
-		return clip(line, n) + " …"
-	}
-	return clip(line, n)
 }
 
 // lookupPerm finds the live session and request a call stands for.
@@ -326,7 +318,7 @@ func decisionOf(resume json.RawMessage) backend.DecisionKind {
 func (t permTool) Execute(ctx context.Context, env backend.ToolEnv, in backend.ToolInput) (backend.ToolResult, error) {
 	s, p, a, err := lookupPerm(in.Arguments)
 	if err != nil {
-		return failure(env.WorkspaceRoot, "%s: %v", t.name, err), nil
+		return scrub.Failure(env.WorkspaceRoot, "%s: %v", t.name, err), nil
 	}
 	var plans []*plan
 	var res *backend.ToolResult
@@ -339,10 +331,10 @@ func (t permTool) Execute(ctx context.Context, env backend.ToolEnv, in backend.T
 	if !ok {
 		s.forget(plans)
 		_ = p.respond(rejectOutcome(p.req.Options))
-		return failure(env.WorkspaceRoot, "%s: the agent offered no once-scoped allow option, so AgentHub answered no", t.name), nil
+		return scrub.Failure(env.WorkspaceRoot, "%s: the agent offered no once-scoped allow option, so AgentHub answered no", t.name), nil
 	}
 	if err := p.respond(sdk.NewRequestPermissionOutcomeSelected(opt)); err != nil {
-		return failure(env.WorkspaceRoot, "%s: %v", t.name, err), nil
+		return scrub.Failure(env.WorkspaceRoot, "%s: %v", t.name, err), nil
 	}
 	status, text, err := s.waitCall(ctx, a.ToolCallID)
 	if err != nil && ctx.Err() != nil {
@@ -352,11 +344,11 @@ func (t permTool) Execute(ctx context.Context, env backend.ToolEnv, in backend.T
 		return s.editOutcome(env, plans, status, text), nil
 	}
 	if err != nil {
-		return failure(env.WorkspaceRoot, "%s: %v", t.name, err), nil
+		return scrub.Failure(env.WorkspaceRoot, "%s: %v", t.name, err), nil
 	}
 	out := fmt.Sprintf("%s: the agent's tool call %s", t.name, status)
 	if text != "" {
-		out += ":\n" + clip(text, maxResult)
+		out += ":\n" + scrub.Clip(text, maxResult)
 	}
 	return backend.ToolResult{Content: out, IsError: status == sdk.ToolCallStatusFailed}, nil
 }
@@ -430,6 +422,6 @@ func (s *session) settle(msgs []backend.Message) {
 		if why == "" {
 			why = "AgentHub did not run this write."
 		}
-		w.respond(refused("nothing was written: %s", clip(why, 500)))
+		w.respond(refused("nothing was written: %s", scrub.Clip(why, 500)))
 	}
 }

@@ -1,7 +1,6 @@
 package acp
 
 import (
-	"agenthub/backend/runtime/rawlog"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -20,6 +19,9 @@ import (
 	"agenthub/backend"
 	"agenthub/backend/proc"
 	"agenthub/backend/redact"
+	"agenthub/backend/runtime/agentbin"
+	"agenthub/backend/runtime/rawlog"
+	"agenthub/backend/runtime/scrub"
 	"agenthub/workspace"
 )
 
@@ -38,7 +40,7 @@ const startTimeout = 90 * time.Second
 type session struct {
 	id   string
 	cfg  Config
-	bin  binary
+	bin  agentbin.Info
 	task string
 
 	// Set once by start, before the agent can call back.
@@ -113,7 +115,7 @@ type agentCall struct {
 // maxInvalid ends a session whose output has stopped making sense.
 const maxInvalid = 200
 
-func newSession(cfg Config, bin binary, task string) *session {
+func newSession(cfg Config, bin agentbin.Info, task string) *session {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return &session{id: "acp" + hex.EncodeToString(b[:]), cfg: cfg, bin: bin, task: task,
@@ -210,7 +212,7 @@ func (s *session) startError(step string, err error) error {
 	}
 	if errors.As(err, &re) {
 		return &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "protocol",
-			Message: fmt.Sprintf("%s refused %s: %s", s.cfg.label(), step, clip(s.scrub(re.Message), 300)), Err: err}
+			Message: fmt.Sprintf("%s refused %s: %s", s.cfg.label(), step, scrub.Clip(s.scrub(re.Message), 300)), Err: err}
 	}
 	select {
 	case <-s.p.Done():
@@ -231,7 +233,7 @@ func (s *session) authError(msg string) error {
 	}
 	return &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "auth", Next: next,
 		Message: fmt.Sprintf("%s is not logged in or its API key was refused (%s); %s", s.cfg.label(),
-			clip(s.scrub(apiMessage(msg)), 300), next)}
+			scrub.Clip(s.scrub(apiMessage(msg)), 300), next)}
 }
 
 // apiMessage is the message of a Google API error body, or msg itself.
@@ -316,24 +318,9 @@ func (s *session) wait(ctx context.Context, wait <-chan struct{}) error {
 	}
 }
 
-// scrubRoot rewrites the resolved spelling of the root to ".".
-func (s *session) scrubRoot(text string) string {
-	if s.realRoot != "" && s.realRoot != s.root {
-		return workspace.Scrub(text, s.realRoot, "")
-	}
-	return text
-}
-
 // scrub removes machine paths and secrets from text the agent produced.
 func (s *session) scrub(text string) string {
-	text = workspace.Scrub(s.scrubRoot(text), s.root, homeDir())
-	if s.cfg.Dir != "" {
-		text = workspace.Scrub(text, s.cfg.Dir, "")
-	}
-	if s.red == nil {
-		return text
-	}
-	return s.red.String(text)
+	return scrub.Session{Root: s.root, RealRoot: s.realRoot, Dirs: []string{s.cfg.Dir}, Red: s.red}.String(text)
 }
 
 // exitError is the failure of an agent that exited before its turn ended.
@@ -346,8 +333,8 @@ func (s *session) exitError() error {
 			Message: fmt.Sprintf("%s's output could not be read (%d of %d lines)", s.cfg.label(), invalid, lines)}
 	}
 	msg := fmt.Sprintf("%s exited with code %d before finishing the turn", s.cfg.label(), code)
-	if tail = lastLines(tail, 8); tail != "" {
-		msg += ": " + clip(tail, 600)
+	if tail = scrub.LastLines(tail, 8); tail != "" {
+		msg += ": " + scrub.Clip(tail, 600)
 	}
 	return &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "exit", Message: msg}
 }

@@ -2,15 +2,9 @@ package acp
 
 import (
 	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"agenthub/backend"
-	"agenthub/backend/approval"
 	"agenthub/backend/runtime/sessions"
-	"agenthub/workspace"
 )
 
 // Proxy tool names. The engine sees the agent's permission requests and
@@ -76,77 +70,6 @@ func Capabilities(gemini bool) backend.Capabilities {
 // live holds the sessions of this process, by session and by call id.
 var live = sessions.New[*session]()
 
-// relPath makes abs relative to the first root that lexically contains it.
-func relPath(roots []string, abs string) (string, bool) {
-	if !filepath.IsAbs(abs) {
-		return "", false
-	}
-	c := filepath.Clean(abs)
-	for _, r := range roots {
-		if r == "" {
-			continue
-		}
-		rel, err := filepath.Rel(r, c)
-		if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return filepath.ToSlash(rel), true
-		}
-	}
-	return "", false
-}
-
-// secretPath reports whether rel, or the file its symlinks lead to, is a
-// secret (run-model.md §9.1), and the pattern that matched.
-func secretPath(root, rel string) (bool, string) {
-	if ok, pat := secretName(rel); ok {
-		return true, pat
-	}
-	real, err := filepath.EvalSymlinks(filepath.Join(root, filepath.FromSlash(rel)))
-	if err != nil {
-		return false, ""
-	}
-	realRoot, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		realRoot = root
-	}
-	if r, ok := relPath([]string{realRoot}, real); ok {
-		return secretName(r)
-	}
-	return approval.SecretPath(real)
-}
-
-func secretName(rel string) (bool, string) {
-	if ok, pat := approval.SecretPath(rel); ok {
-		return true, pat
-	}
-	if workspace.Classify(rel) == workspace.ClassSecret {
-		return true, "secret file"
-	}
-	return false, ""
-}
-
-// secretAction describes a secret access, which the gate denies.
-func secretAction(tool, path, pattern string) *backend.GatedAction {
-	preview, _ := json.Marshal(map[string]string{"tool": tool, "path": path, "pattern": pattern,
-		"reason": "agents never access secret files"})
-	subject, _ := json.Marshal(map[string]string{"kind": string(backend.ActionSecret), "tool": tool, "path": path})
-	return &backend.GatedAction{Kind: backend.ActionSecret, Title: fmt.Sprintf("%s: secret file %s", tool, path),
-		Risk: backend.RiskHigh, Preview: preview, Subject: subject}
-}
-
-// scrubText rewrites the workspace root (both spellings) to "." and the
-// home directory to "~".
-func scrubText(root, text string) string {
-	if real, err := filepath.EvalSymlinks(root); err == nil && real != root {
-		text = workspace.Scrub(text, real, "")
-	}
-	return workspace.Scrub(text, root, homeDir())
-}
-
-// failure is a tool error the engine (and the transcript) sees.
-func failure(root, format string, args ...any) backend.ToolResult {
-	return backend.ToolResult{Content: scrubText(root, fmt.Sprintf(format, args...)), IsError: true}
-}
-
 // genericSchema is the argument schema of every proxy tool; only the
 // runtime ever calls them.
 var genericSchema = json.RawMessage(`{"type":"object","properties":{"session":{"type":"string"},` +
@@ -155,42 +78,4 @@ var genericSchema = json.RawMessage(`{"type":"object","properties":{"session":{"
 func spec(name, what string) backend.ToolSpec {
 	return backend.ToolSpec{Name: name, Schema: genericSchema, Description: what +
 		" Only the ACP runtime calls this tool, for a request of the agent."}
-}
-
-func homeDir() string {
-	h, err := os.UserHomeDir()
-	if err != nil {
-		return ""
-	}
-	return h
-}
-
-// clip cuts s to at most n bytes, on a rune boundary, marked when cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8Start(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
-func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
-
-// lastLines is the last n non-empty lines of s.
-func lastLines(s string, n int) string {
-	ls := strings.Split(strings.TrimSpace(s), "\n")
-	if len(ls) > n {
-		ls = ls[len(ls)-n:]
-	}
-	return strings.TrimSpace(strings.Join(ls, "\n"))
-}
-
-func short(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
 }

@@ -10,6 +10,7 @@ import (
 
 	"agenthub/backend"
 	"agenthub/backend/proc"
+	"agenthub/backend/runtime/scrub"
 )
 
 // This file is the tap between the agent's stdout and the SDK: every line
@@ -50,12 +51,12 @@ type envelope struct {
 func Check(line []byte) (problem string, forward bool) {
 	var e envelope
 	if err := json.Unmarshal(line, &e); err != nil {
-		return "not a JSON-RPC message: " + clip(err.Error(), 120), false
+		return "not a JSON-RPC message: " + scrub.Clip(err.Error(), 120), false
 	}
 	hasID := len(e.ID) > 0 && string(e.ID) != "null"
 	switch {
 	case e.JSONRPC != "2.0":
-		return fmt.Sprintf("jsonrpc is %q, not \"2.0\"", clip(e.JSONRPC, 20)), true
+		return fmt.Sprintf("jsonrpc is %q, not \"2.0\"", scrub.Clip(e.JSONRPC, 20)), true
 	case e.Method == "" && !hasID:
 		return "a message with neither a method nor an id", false
 	case e.Method == "" && len(e.Result) == 0 && len(e.Error) == 0:
@@ -65,7 +66,7 @@ func Check(line []byte) (problem string, forward bool) {
 	case strings.HasPrefix(e.Method, "_"):
 		return "", true // extension methods are allowed (ACP)
 	case !knownMethods[e.Method]:
-		return "unknown method " + clip(e.Method, 60), true
+		return "unknown method " + scrub.Clip(e.Method, 60), true
 	case e.Method == sdk.ClientMethodSessionUpdate:
 		return checkUpdate(e.Params), true
 	}
@@ -80,14 +81,14 @@ func checkUpdate(params json.RawMessage) string {
 		} `json:"update"`
 	}
 	if err := json.Unmarshal(params, &n); err != nil {
-		return "session/update params: " + clip(err.Error(), 120)
+		return "session/update params: " + scrub.Clip(err.Error(), 120)
 	}
 	if !knownUpdates[n.Update.Kind] {
-		return "unknown session/update " + clip(fmt.Sprintf("%q", n.Update.Kind), 60)
+		return "unknown session/update " + scrub.Clip(fmt.Sprintf("%q", n.Update.Kind), 60)
 	}
 	var full sdk.SessionNotification
 	if err := json.Unmarshal(params, &full); err != nil {
-		return "session/update " + n.Update.Kind + ": " + clip(err.Error(), 120)
+		return "session/update " + n.Update.Kind + ": " + scrub.Clip(err.Error(), 120)
 	}
 	return ""
 }
@@ -128,7 +129,7 @@ func (s *session) onLine(b []byte, cut bool) {
 func (s *session) problem(line int, why string, b []byte) {
 	d := diag{Runtime: s.cfg.name(), Line: line, Problem: why}
 	if b != nil {
-		d.Excerpt = clip(s.scrub(string(b)), 200)
+		d.Excerpt = scrub.Clip(s.scrub(string(b)), 200)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

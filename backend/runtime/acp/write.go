@@ -12,6 +12,8 @@ import (
 
 	"agenthub/backend"
 	"agenthub/backend/patch"
+	"agenthub/backend/runtime/agentpath"
+	"agenthub/backend/runtime/scrub"
 	"agenthub/workspace"
 )
 
@@ -42,7 +44,7 @@ func propose(w *workspace.FS, rel string, content []byte, del bool) (patch.Propo
 // gated describes a change for the gate, marked as the ACP agent's.
 func gated(env backend.ToolEnv, tool string, pr patch.Proposal) (*backend.GatedAction, error) {
 	return patch.Gated(env, patch.Request{Tool: tool, Runtime: "acp",
-		Scrub: func(s string) string { return scrubText(env.WorkspaceRoot, s) }}, pr)
+		Scrub: func(s string) string { return scrub.Paths(env.WorkspaceRoot, s) }}, pr)
 }
 
 // editAction shows a permission request's change as a staged patch. A
@@ -52,17 +54,17 @@ func editAction(env backend.ToolEnv, a permArgs) (*backend.GatedAction, error) {
 		return genericWrite(env, a)
 	}
 	d := a.Diffs[0]
-	if ok, pat := secretPath(env.WorkspaceRoot, d.Path); ok {
-		return secretAction(ToolEdit, d.Path, pat), nil
+	if ok, pat := agentpath.Secret(env.WorkspaceRoot, d.Path); ok {
+		return agentpath.SecretAccess{Label: ToolEdit, Tool: ToolEdit, Path: d.Path, Pattern: pat}.Action(), nil
 	}
-	w, err := openWorkspace(env)
+	w, err := agentpath.Open(env)
 	if err != nil {
 		return nil, err
 	}
 	defer w.Close()
 	pr, err := propose(w, d.Path, []byte(d.NewText), d.Delete)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %s", ToolEdit, scrubText(env.WorkspaceRoot, err.Error()))
+		return nil, fmt.Errorf("%s: %s", ToolEdit, scrub.Paths(env.WorkspaceRoot, err.Error()))
 	}
 	return gated(env, ToolEdit, pr)
 }
@@ -71,29 +73,16 @@ func genericWrite(env backend.ToolEnv, a permArgs) (*backend.GatedAction, error)
 	paths := a.Paths
 	for _, d := range a.Diffs {
 		paths = append(paths, d.Path)
-		if ok, pat := secretPath(env.WorkspaceRoot, d.Path); ok {
-			return secretAction(ToolEdit, d.Path, pat), nil
+		if ok, pat := agentpath.Secret(env.WorkspaceRoot, d.Path); ok {
+			return agentpath.SecretAccess{Label: ToolEdit, Tool: ToolEdit, Path: d.Path, Pattern: pat}.Action(), nil
 		}
 	}
 	preview, _ := json.Marshal(map[string]any{"title": a.Title, "kind": a.Kind, "paths": paths, "text": a.Text,
 		"diffs": a.Diffs, "runtime": "acp"})
 	subject, _ := json.Marshal(map[string]any{"kind": string(backend.ActionWrite), "tool": ToolEdit,
 		"title": a.Title, "paths": paths, "diffs": a.Diffs})
-	return &backend.GatedAction{Kind: backend.ActionWrite, Title: clip(a.Title, 120), Risk: backend.RiskHigh,
-		Preview: []byte(scrubText(env.WorkspaceRoot, string(preview))), Subject: subject}, nil
-}
-
-// openWorkspace opens the run's rooted file access; its error never names
-// the root.
-func openWorkspace(env backend.ToolEnv) (*workspace.FS, error) {
-	if env.WorkspaceRoot == "" {
-		return nil, errors.New("the run has no workspace root")
-	}
-	w, err := workspace.Open(env.WorkspaceRoot)
-	if err != nil {
-		return nil, errors.New(scrubText(env.WorkspaceRoot, err.Error()))
-	}
-	return w, nil
+	return &backend.GatedAction{Kind: backend.ActionWrite, Title: scrub.Clip(a.Title, 120), Risk: backend.RiskHigh,
+		Preview: []byte(scrub.Paths(env.WorkspaceRoot, string(preview))), Subject: subject}, nil
 }
 
 // planEdit records what the reviewer approved of a request's changes,
@@ -101,9 +90,9 @@ func openWorkspace(env backend.ToolEnv) (*workspace.FS, error) {
 // was answered "no" and the call ends with it.
 func (s *session) planEdit(env backend.ToolEnv, p *permission, a permArgs, resume json.RawMessage) ([]*plan,
 	*backend.ToolResult) {
-	w, err := openWorkspace(env)
+	w, err := agentpath.Open(env)
 	if err != nil {
-		r := failure(env.WorkspaceRoot, "%s: %v", ToolEdit, err)
+		r := scrub.Failure(env.WorkspaceRoot, "%s: %v", ToolEdit, err)
 		_ = p.respond(rejectOutcome(p.req.Options))
 		return nil, &r
 	}
@@ -112,14 +101,14 @@ func (s *session) planEdit(env backend.ToolEnv, p *permission, a permArgs, resum
 	for _, d := range a.Diffs {
 		pr, err := propose(w, d.Path, []byte(d.NewText), d.Delete)
 		if err != nil {
-			r := failure(env.WorkspaceRoot, "%s: nothing was written: %v", ToolEdit, err)
+			r := scrub.Failure(env.WorkspaceRoot, "%s: nothing was written: %v", ToolEdit, err)
 			_ = p.respond(rejectOutcome(p.req.Options))
 			return nil, &r
 		}
 		narrowed, sel, err := patch.Narrow(pr, resume)
 		sel.EmitRejected(env, ToolEdit, pr.Path)
 		if err != nil {
-			r := failure(env.WorkspaceRoot, "%s: nothing was written to %s: %v%s", ToolEdit, pr.Path, err, sel.Describe())
+			r := scrub.Failure(env.WorkspaceRoot, "%s: nothing was written to %s: %v%s", ToolEdit, pr.Path, err, sel.Describe())
 			_ = p.respond(rejectOutcome(p.req.Options))
 			return nil, &r
 		}
@@ -216,7 +205,7 @@ func (s *session) checkpointStore() (*workspace.CheckpointStore, error) {
 	}
 	st, err := workspace.NewCheckpointStore(s.cfg.CheckpointDir, 0)
 	if err != nil {
-		return nil, errors.New(workspace.Scrub(err.Error(), s.cfg.CheckpointDir, homeDir()))
+		return nil, errors.New(workspace.Scrub(err.Error(), s.cfg.CheckpointDir, scrub.Home()))
 	}
 	s.checkpoints = st
 	return st, nil
@@ -256,9 +245,9 @@ func (s *session) editOutcome(env backend.ToolEnv, plans []*plan, status sdk.Too
 		}
 	}
 	if text != "" {
-		out = append(out, "agent: "+clip(text, 4000))
+		out = append(out, "agent: "+scrub.Clip(text, 4000))
 	}
-	return backend.ToolResult{Content: scrubText(env.WorkspaceRoot, joinLines(out)), IsError: isErr}
+	return backend.ToolResult{Content: scrub.Paths(env.WorkspaceRoot, joinLines(out)), IsError: isErr}
 }
 
 // verify reports whether the file holds the approved post-image.
@@ -382,17 +371,17 @@ func (writeTool) Action(_ context.Context, env backend.ToolEnv, raw json.RawMess
 	if err != nil {
 		return nil, err
 	}
-	if ok, pat := secretPath(env.WorkspaceRoot, a.Path); ok {
-		return secretAction(ToolWrite, a.Path, pat), nil
+	if ok, pat := agentpath.Secret(env.WorkspaceRoot, a.Path); ok {
+		return agentpath.SecretAccess{Label: ToolWrite, Tool: ToolWrite, Path: a.Path, Pattern: pat}.Action(), nil
 	}
-	w, err := openWorkspace(env)
+	w, err := agentpath.Open(env)
 	if err != nil {
 		return nil, err
 	}
 	defer w.Close()
 	pr, err := propose(w, a.Path, []byte(a.Content), false)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %s", ToolWrite, scrubText(env.WorkspaceRoot, err.Error()))
+		return nil, fmt.Errorf("%s: %s", ToolWrite, scrub.Paths(env.WorkspaceRoot, err.Error()))
 	}
 	return gated(env, ToolWrite, pr)
 }
@@ -401,24 +390,24 @@ func (writeTool) Action(_ context.Context, env backend.ToolEnv, raw json.RawMess
 func (writeTool) Execute(_ context.Context, env backend.ToolEnv, in backend.ToolInput) (backend.ToolResult, error) {
 	a, err := decodeWrite(in.Arguments)
 	if err != nil {
-		return failure(env.WorkspaceRoot, "%s: %v", ToolWrite, err), nil
+		return scrub.Failure(env.WorkspaceRoot, "%s: %v", ToolWrite, err), nil
 	}
 	s, ok := live.ByID(a.Session)
 	if !ok {
-		return failure(env.WorkspaceRoot, "%s: %s", ToolWrite, errGone.Message), nil
+		return scrub.Failure(env.WorkspaceRoot, "%s: %s", ToolWrite, errGone.Message), nil
 	}
 	s.mu.Lock()
 	wr := s.writes[a.Request]
 	s.mu.Unlock()
 	if wr == nil {
-		return failure(env.WorkspaceRoot, "%s: the agent made no such write", ToolWrite), nil
+		return scrub.Failure(env.WorkspaceRoot, "%s: the agent made no such write", ToolWrite), nil
 	}
 	no := func(format string, args ...any) (backend.ToolResult, error) {
-		r := failure(env.WorkspaceRoot, format, args...)
+		r := scrub.Failure(env.WorkspaceRoot, format, args...)
 		wr.respond(refused("%s", r.Content))
 		return r, nil
 	}
-	w, err := openWorkspace(env)
+	w, err := agentpath.Open(env)
 	if err != nil {
 		return no("%s: %v", ToolWrite, err)
 	}
@@ -435,7 +424,7 @@ func (writeTool) Execute(_ context.Context, env backend.ToolEnv, in backend.Tool
 	pl := &plan{tool: ToolWrite, full: []byte(a.Content), approved: pr, sel: sel}
 	wr.respond(s.applyPlan(pl))
 	if pl.err != nil {
-		return failure(env.WorkspaceRoot, "%s: nothing was written to %s: %v", ToolWrite, pr.Path, pl.err), nil
+		return scrub.Failure(env.WorkspaceRoot, "%s: nothing was written to %s: %v", ToolWrite, pr.Path, pl.err), nil
 	}
 	emitApplied(env, ToolWrite, pr, sel, pl.applied, true)
 	return backend.ToolResult{Content: fmt.Sprintf("%s: %s %s; checkpoint %s holds the previous state%s", ToolWrite,

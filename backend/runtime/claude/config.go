@@ -2,21 +2,15 @@ package claude
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
-	"time"
 
-	"agenthub/backend"
 	"agenthub/backend/proc"
+	"agenthub/backend/runtime/agentbin"
 )
 
 // TestedVersion is the Claude Code release this adapter was tested with; a
@@ -113,105 +107,29 @@ func (c Config) args() []string {
 		"--settings", string(settings), "--strict-mcp-config", "--no-session-persistence", "--model", c.Model}
 }
 
-// binary is the resolved CLI.
-type binary struct {
-	Path    string // absolute; never shown
-	Version string
-	SHA256  string
-}
-
-// Drift reports whether the binary is another version than the tested one.
-func (b binary) Drift() bool { return b.Version != TestedVersion }
-
-// versionTimeout bounds `claude --version`.
-const versionTimeout = 20 * time.Second
+// cli names Claude Code in messages.
+var cli = agentbin.CLI{Label: "Claude Code", Name: "claude", Hint: InstallHint}
 
 // resolve finds the CLI, asks its version and hashes it. A missing or
 // broken CLI is runtime_unavailable with the install step.
-func (c Config) resolve(ctx context.Context) (binary, error) {
+func (c Config) resolve(ctx context.Context) (agentbin.Info, error) {
 	path := proc.LoginPath(ctx)
-	bin, err := c.find(path)
+	bin, err := cli.Find(c.Command, path)
 	if err != nil {
-		return binary{}, err
+		return agentbin.Info{}, err
 	}
 	if err := os.MkdirAll(filepath.Join(c.home(), ".claude"), 0o700); err != nil {
-		return binary{}, fmt.Errorf("prepare the Claude Code home: %w", err)
+		return agentbin.Info{}, fmt.Errorf("prepare the Claude Code home: %w", err)
 	}
-	res, err := proc.Output(ctx, proc.Spec{Path: bin, Args: []string{"--version"}, Dir: c.home(),
-		Env: c.environ(path), Timeout: versionTimeout, MaxOutput: 64 << 10})
-	version := versionRE.FindString(string(res.Stdout))
-	if err != nil || res.ExitCode != 0 || version == "" {
-		return binary{}, &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "version",
-			Message: "Claude Code did not report its version (`claude --version` failed); reinstall it with: " + InstallHint,
-			Err:     err}
-	}
-	sum, err := hashFile(bin)
+	version, err := cli.Version(ctx, bin, c.home(), c.environ(path))
 	if err != nil {
-		return binary{}, fmt.Errorf("hash the Claude Code binary: %w", err)
+		return agentbin.Info{}, err
 	}
-	return binary{Path: bin, Version: version, SHA256: sum}, nil
-}
-
-var versionRE = regexp.MustCompile(`\d+\.\d+\.\d+`)
-
-func (c Config) find(path string) (string, error) {
-	cmd := c.Command
-	if cmd == "" {
-		cmd = "claude"
-	}
-	missing := &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "not_installed",
-		Message: "Claude Code is not installed: no `" + filepath.Base(cmd) + "` on the login shell's PATH. Install it with: " + InstallHint}
-	if !filepath.IsAbs(cmd) {
-		bin, err := proc.Look(cmd, path)
-		if err != nil {
-			return "", missing
-		}
-		return bin, nil
-	}
-	if fi, err := os.Stat(cmd); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
-		missing.Message = "Claude Code is not installed at the profile's command. Install it with: " + InstallHint
-		return "", missing
-	}
-	return cmd, nil
-}
-
-// hashes caches binary hashes by path, size and modification time: the
-// native CLI is several hundred megabytes.
-var hashes = struct {
-	sync.Mutex
-	m map[string]string
-}{m: map[string]string{}}
-
-func hashFile(path string) (string, error) {
-	real, err := filepath.EvalSymlinks(path)
+	sum, err := agentbin.Hash(bin)
 	if err != nil {
-		return "", err
+		return agentbin.Info{}, fmt.Errorf("hash the Claude Code binary: %w", err)
 	}
-	fi, err := os.Stat(real)
-	if err != nil {
-		return "", err
-	}
-	key := fmt.Sprintf("%s|%d|%d", real, fi.Size(), fi.ModTime().UnixNano())
-	hashes.Lock()
-	sum, ok := hashes.m[key]
-	hashes.Unlock()
-	if ok {
-		return sum, nil
-	}
-	f, err := os.Open(real)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	sum = hex.EncodeToString(h.Sum(nil))
-	hashes.Lock()
-	hashes.m[key] = sum
-	hashes.Unlock()
-	return sum, nil
+	return agentbin.Info{Path: bin, Version: version, SHA256: sum, Tested: TestedVersion}, nil
 }
 
 // errNoModel guards a profile built without a model.

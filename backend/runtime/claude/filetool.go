@@ -6,12 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
-	"strings"
 
 	"agenthub/backend"
-	"agenthub/backend/approval"
 	"agenthub/backend/patch"
+	"agenthub/backend/runtime/agentpath"
+	"agenthub/backend/runtime/scrub"
 	"agenthub/workspace"
 )
 
@@ -37,7 +36,7 @@ func (t fileTool) Action(_ context.Context, env backend.ToolEnv, raw json.RawMes
 	if err != nil {
 		return nil, err
 	}
-	w, err := openWorkspace(env)
+	w, err := agentpath.Open(env)
 	if err != nil {
 		return nil, err
 	}
@@ -46,8 +45,8 @@ func (t fileTool) Action(_ context.Context, env backend.ToolEnv, raw json.RawMes
 	if err != nil {
 		return nil, err
 	}
-	if ok, pat := secretPath(env.WorkspaceRoot, p); ok {
-		return secretAction(t.name, p, pat), nil
+	if ok, pat := agentpath.Secret(env.WorkspaceRoot, p); ok {
+		return agentpath.SecretAccess{Label: t.name, Tool: t.name, Path: p, Pattern: pat}.Action(), nil
 	}
 	c, err := propose(w, a.Tool, in)
 	if err != nil {
@@ -61,14 +60,14 @@ func (t fileTool) Action(_ context.Context, env backend.ToolEnv, raw json.RawMes
 func (t fileTool) Execute(ctx context.Context, env backend.ToolEnv, in backend.ToolInput) (backend.ToolResult, error) {
 	s, p, a, err := lookup(in.Arguments)
 	if err != nil {
-		return failure(env.WorkspaceRoot, "%s: %v", t.name, err), nil
+		return scrub.Failure(env.WorkspaceRoot, "%s: %v", t.name, err), nil
 	}
 	s.emitDiags(env)
 	fin, err := decodeFileInput(a)
 	if err != nil {
 		return s.refuse(env, p, "%s: %v", a.Tool, err), nil
 	}
-	w, err := openWorkspace(env)
+	w, err := agentpath.Open(env)
 	if err != nil {
 		return backend.ToolResult{}, err
 	}
@@ -103,14 +102,14 @@ func (t fileTool) Execute(ctx context.Context, env backend.ToolEnv, in backend.T
 		return backend.ToolResult{}, fmt.Errorf("%s: %w", a.Tool, err)
 	}
 	if err != nil { // the CLI exited: the next Stream fails the run with its stderr
-		return failure(env.WorkspaceRoot, "%s: %v", a.Tool, err), nil
+		return scrub.Failure(env.WorkspaceRoot, "%s: %v", a.Tool, err), nil
 	}
 	return t.verify(env, w, s, c, sel, res, ckID), nil
 }
 
 // refuse tells the CLI no and returns the same text as the tool's result.
 func (s *session) refuse(env backend.ToolEnv, p *permission, format string, args ...any) backend.ToolResult {
-	r := failure(env.WorkspaceRoot, format, args...)
+	r := scrub.Failure(env.WorkspaceRoot, format, args...)
 	_ = s.deny(p, r.Content)
 	return r
 }
@@ -165,7 +164,7 @@ func (t fileTool) verify(env backend.ToolEnv, w *workspace.FS, s *session, c pat
 	if !matches {
 		return backend.ToolResult{IsError: true, Content: fmt.Sprintf("%s: %s does not hold the approved content "+
 			"after Claude Code wrote it (approved sha256 %s, found %s); review the file: %s",
-			t.name, c.Path, short(c.Postimage()), short(actual), text)}
+			t.name, c.Path, scrub.Short(c.Postimage()), scrub.Short(actual), text)}
 	}
 	return backend.ToolResult{Content: text + sel.Describe()}
 }
@@ -187,16 +186,9 @@ func (s *session) checkpoint(w *workspace.FS, c patch.Proposal) (string, error) 
 		return "", fmt.Errorf("%s changed since the change was proposed; read it again and redo the change", c.Path)
 	}
 	if err != nil {
-		return "", fmt.Errorf("checkpoint: %s", workspace.Scrub(err.Error(), s.cfg.Checkpoints, homeDir()))
+		return "", fmt.Errorf("checkpoint: %s", workspace.Scrub(err.Error(), s.cfg.Checkpoints, scrub.Home()))
 	}
 	return id, nil
-}
-
-func short(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
 }
 
 func decodeFileInput(a callArgs) (fileInput, error) {
@@ -208,65 +200,4 @@ func decodeFileInput(a callArgs) (fileInput, error) {
 		return in, fmt.Errorf("%s: no file_path", a.Tool)
 	}
 	return in, nil
-}
-
-// openWorkspace opens the run's rooted file access; its error never names
-// the root.
-func openWorkspace(env backend.ToolEnv) (*workspace.FS, error) {
-	if env.WorkspaceRoot == "" {
-		return nil, errors.New("the run has no workspace root")
-	}
-	w, err := workspace.Open(env.WorkspaceRoot)
-	if err != nil {
-		return nil, errors.New(scrubText(env.WorkspaceRoot, err.Error()))
-	}
-	return w, nil
-}
-
-// secretPath reports whether rel, or the file its symlinks lead to, is a
-// secret (run-model.md §9.1), and the pattern that matched.
-func secretPath(root, rel string) (bool, string) {
-	if ok, pat := secretName(rel); ok {
-		return true, pat
-	}
-	real, err := filepath.EvalSymlinks(filepath.Join(root, filepath.FromSlash(rel)))
-	if err != nil {
-		return false, ""
-	}
-	realRoot, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		realRoot = root
-	}
-	if r, ok := relPath([]string{realRoot}, real); ok {
-		return secretName(r)
-	}
-	return approval.SecretPath(real)
-}
-
-func secretName(rel string) (bool, string) {
-	if ok, pat := approval.SecretPath(rel); ok {
-		return true, pat
-	}
-	if workspace.Classify(rel) == workspace.ClassSecret {
-		return true, "secret file"
-	}
-	return false, ""
-}
-
-// secretAction describes a secret access, which the gate denies.
-func secretAction(tool, path, pattern string) *backend.GatedAction {
-	preview, _ := json.Marshal(map[string]string{"tool": tool, "path": path, "pattern": pattern,
-		"reason": "agents never access secret files"})
-	subject, _ := json.Marshal(map[string]string{"kind": string(backend.ActionSecret), "tool": tool, "path": path})
-	return &backend.GatedAction{Kind: backend.ActionSecret, Title: fmt.Sprintf("%s: secret file %s", tool, path),
-		Risk: backend.RiskHigh, Preview: preview, Subject: subject}
-}
-
-// firstLine is the first line of s, at most n bytes, marked when cut.
-func firstLine(s string, n int) string {
-	line, _, more := strings.Cut(s, "\n")
-	if more {
-		return clip(line, n) + " …"
-	}
-	return clip(line, n)
 }

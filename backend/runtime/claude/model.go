@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"agenthub/backend"
+	"agenthub/backend/runtime/scrub"
 )
 
 // Model drives Claude Code as a [backend.Model]. The engine's run loop is
@@ -199,7 +200,7 @@ func resultError(r result) error {
 		reason = r.Subtype
 	}
 	return &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "result_error",
-		Message: "Claude Code ended the turn with an error (" + clip(reason, 80) + ")"}
+		Message: "Claude Code ended the turn with an error (" + scrub.Clip(reason, 80) + ")"}
 }
 
 // exitError is the failure of a CLI that exited without a result.
@@ -214,7 +215,7 @@ func (s *session) exitError() error {
 	}
 	msg := fmt.Sprintf("Claude Code exited with code %d before finishing the turn", code)
 	if tail = strings.TrimSpace(tail); tail != "" {
-		msg += ": " + clip(tail, 600)
+		msg += ": " + scrub.Clip(tail, 600)
 	}
 	return &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "exit", Message: msg}
 }

@@ -8,6 +8,8 @@ import (
 
 	"agenthub/backend"
 	"agenthub/backend/approval"
+	"agenthub/backend/runtime/agentpath"
+	"agenthub/backend/runtime/scrub"
 )
 
 // maxResult caps the tool output given back to the engine.
@@ -61,7 +63,7 @@ func (bashTool) Action(_ context.Context, _ backend.ToolEnv, raw json.RawMessage
 	}
 	risk := approval.RiskOf(approval.Action{Kind: backend.ActionShell, Command: in.Command},
 		backend.PolicyResult{Kind: backend.ActionShell})
-	return &backend.GatedAction{Kind: backend.ActionShell, Title: "Run: " + firstLine(in.Command, 80), Risk: risk,
+	return &backend.GatedAction{Kind: backend.ActionShell, Title: "Run: " + scrub.FirstLine(in.Command, 80), Risk: risk,
 		Preview: preview, Subject: subject}, nil
 }
 
@@ -85,7 +87,7 @@ func envNames() []string {
 func allowAndWait(ctx context.Context, env backend.ToolEnv, in backend.ToolInput) (backend.ToolResult, error) {
 	s, p, a, err := lookup(in.Arguments)
 	if err != nil {
-		return failure(env.WorkspaceRoot, "%v", err), nil
+		return scrub.Failure(env.WorkspaceRoot, "%v", err), nil
 	}
 	s.emitDiags(env)
 	if err := s.allow(p, p.input); err != nil {
@@ -97,9 +99,9 @@ func allowAndWait(ctx context.Context, env backend.ToolEnv, in backend.ToolInput
 		return backend.ToolResult{}, fmt.Errorf("%s: %w", a.Tool, err)
 	}
 	if err != nil { // the CLI exited: the next Stream fails the run with its stderr
-		return failure(env.WorkspaceRoot, "%s: %v", a.Tool, err), nil
+		return scrub.Failure(env.WorkspaceRoot, "%s: %v", a.Tool, err), nil
 	}
-	return backend.ToolResult{Content: clip(s.scrub(res.Content), maxResult), IsError: res.IsError}, nil
+	return backend.ToolResult{Content: scrub.Clip(s.scrub(res.Content), maxResult), IsError: res.IsError}, nil
 }
 
 // otherTool proxies every other tool of the CLI, as the action class
@@ -156,8 +158,8 @@ func pathAction(env backend.ToolEnv, a callArgs, in map[string]any) (*backend.Ga
 	}
 	p := inputPath(in)
 	name := ToolOther + ":" + a.Tool
-	if ok, pat := secretPath(env.WorkspaceRoot, p); ok {
-		return secretAction(name, p, pat), nil
+	if ok, pat := agentpath.Secret(env.WorkspaceRoot, p); ok {
+		return agentpath.SecretAccess{Label: name, Tool: name, Path: p, Pattern: pat}.Action(), nil
 	}
 	kind, verb, risk := backend.ActionRead, "Read ", backend.RiskLow
 	if a.Tool == "NotebookEdit" {
@@ -166,7 +168,7 @@ func pathAction(env backend.ToolEnv, a callArgs, in map[string]any) (*backend.Ga
 	preview, _ := json.Marshal(map[string]any{"tool": a.Tool, "path": p, "input": in, "runtime": "claude"})
 	subject, _ := json.Marshal(map[string]string{"kind": string(kind), "tool": name, "path": p})
 	return &backend.GatedAction{Kind: kind, Title: verb + p, Risk: risk,
-		Preview: []byte(scrubText(env.WorkspaceRoot, string(preview))), Subject: subject}, nil
+		Preview: []byte(scrub.Paths(env.WorkspaceRoot, string(preview))), Subject: subject}, nil
 }
 
 // webAction is a network access: a fetch of a URL, or a web search.
@@ -179,7 +181,7 @@ func webAction(a callArgs, in map[string]any) (*backend.GatedAction, error) {
 	}
 	preview, _ := json.Marshal(map[string]any{"tool": a.Tool, "input": in, "runtime": "claude"})
 	subject, _ := json.Marshal(map[string]string{"kind": string(backend.ActionNetwork), "method": "GET", "url": url})
-	return &backend.GatedAction{Kind: backend.ActionNetwork, Title: clip(title, 120), Risk: backend.RiskMedium,
+	return &backend.GatedAction{Kind: backend.ActionNetwork, Title: scrub.Clip(title, 120), Risk: backend.RiskMedium,
 		Preview: preview, Subject: subject}, nil
 }
 
@@ -190,6 +192,6 @@ func unknownAction(env backend.ToolEnv, a callArgs) (*backend.GatedAction, error
 	preview, _ := json.Marshal(map[string]any{"tool": a.Tool, "input": a.Input, "runtime": "claude",
 		"note": "a Claude Code tool AgentHub has no action class for"})
 	subject, _ := json.Marshal(map[string]string{"kind": string(backend.ActionShell), "command": command, "cwd": "."})
-	return &backend.GatedAction{Kind: backend.ActionShell, Title: "Claude Code tool " + clip(a.Tool, 60),
-		Risk: backend.RiskHigh, Preview: []byte(scrubText(env.WorkspaceRoot, string(preview))), Subject: subject}, nil
+	return &backend.GatedAction{Kind: backend.ActionShell, Title: "Claude Code tool " + scrub.Clip(a.Tool, 60),
+		Risk: backend.RiskHigh, Preview: []byte(scrub.Paths(env.WorkspaceRoot, string(preview))), Subject: subject}, nil
 }

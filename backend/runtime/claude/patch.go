@@ -7,6 +7,7 @@ import (
 
 	"agenthub/backend"
 	"agenthub/backend/patch"
+	"agenthub/backend/runtime/scrub"
 	"agenthub/workspace"
 )
 
@@ -102,5 +103,5 @@ func applyEdit(cur string, exists bool, e edit, p string) (string, error) {
 // gated describes a change for the gate, marked as Claude Code's.
 func gated(env backend.ToolEnv, tool string, c patch.Proposal) (*backend.GatedAction, error) {
 	return patch.Gated(env, patch.Request{Tool: tool, Runtime: "claude",
-		Scrub: func(s string) string { return scrubText(env.WorkspaceRoot, s) }}, c)
+		Scrub: func(s string) string { return scrub.Paths(env.WorkspaceRoot, s) }}, c)
 }

@@ -1,7 +1,6 @@
 package claude
 
 import (
-	"agenthub/backend/runtime/rawlog"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -15,7 +14,9 @@ import (
 	"agenthub/backend"
 	"agenthub/backend/proc"
 	"agenthub/backend/redact"
-	"agenthub/workspace"
+	"agenthub/backend/runtime/agentbin"
+	"agenthub/backend/runtime/rawlog"
+	"agenthub/backend/runtime/scrub"
 )
 
 // session is one Claude Code process serving one run. The model's Stream
@@ -26,7 +27,7 @@ import (
 type session struct {
 	id   string
 	cfg  Config
-	bin  binary
+	bin  agentbin.Info
 	task string
 
 	// Set once by start, before any line is read.
@@ -94,7 +95,7 @@ type diag struct {
 // maxInvalid ends a session whose output has stopped making sense.
 const maxInvalid = 200
 
-func newSession(cfg Config, bin binary, task string) *session {
+func newSession(cfg Config, bin agentbin.Info, task string) *session {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return &session{id: "cc" + hex.EncodeToString(b[:]), cfg: cfg, bin: bin, task: task,
@@ -171,7 +172,7 @@ func (s *session) watchExit() {
 	}
 	s.mu.Lock()
 	s.exited, s.exitCode = true, res.ExitCode
-	s.stderr = s.red.String(workspace.Scrub(s.scrubRoot(string(tail)), s.root, homeDir()))
+	s.stderr = s.scrub(string(tail))
 	s.queue = append(s.queue, item{kind: itemExit})
 	s.signal()
 	s.mu.Unlock()
@@ -227,7 +228,7 @@ func (s *session) problem(why string, b []byte) {
 	s.invalid++
 	d := diag{Runtime: "claude", Line: s.lines, Problem: why}
 	if b != nil {
-		d.Excerpt = clip(s.red.String(workspace.Scrub(s.scrubRoot(string(b)), s.root, homeDir())), 200)
+		d.Excerpt = scrub.Clip(s.scrub(string(b)), 200)
 	}
 	if len(s.diags) < 50 {
 		s.diags = append(s.diags, d)
@@ -254,18 +255,9 @@ func (s *session) control(c control) {
 	s.queue = append(s.queue, item{kind: itemPermission, perm: p})
 }
 
-// scrubRoot rewrites the resolved spelling of the root, which the CLI
-// reports (its cwd is symlink-free), to ".".
-func (s *session) scrubRoot(text string) string {
-	if s.realRoot != "" && s.realRoot != s.root {
-		return workspace.Scrub(text, s.realRoot, "")
-	}
-	return text
-}
-
 // scrub removes machine paths and secrets from text the CLI produced.
 func (s *session) scrub(text string) string {
-	return s.red.String(workspace.Scrub(s.scrubRoot(text), s.root, homeDir()))
+	return scrub.Session{Root: s.root, RealRoot: s.realRoot, Red: s.red}.String(text)
 }
 
 // pop takes the next queued item, or returns the channel that closes when

@@ -1,12 +1,14 @@
 package claude
 
 import (
-	"agenthub/backend/runtime/rawlog"
 	"context"
 	"encoding/json"
 	"fmt"
 
 	"agenthub/backend"
+	"agenthub/backend/runtime/agentbin"
+	"agenthub/backend/runtime/rawlog"
+	"agenthub/backend/runtime/scrub"
 )
 
 // The event types this runtime records about the CLI that ran (AD4).
@@ -63,7 +65,7 @@ func (sessionTool) Execute(_ context.Context, env backend.ToolEnv, in backend.To
 	}
 	s.announce(env)
 	msg := fmt.Sprintf("Claude Code %s started in the workspace (binary sha256 %s); its writes, commands and "+
-		"reads come to AgentHub for approval", s.bin.Version, short(s.bin.SHA256))
+		"reads come to AgentHub for approval", s.bin.Version, scrub.Short(s.bin.SHA256))
 	if s.bin.Drift() {
 		msg += "; " + driftWarning(s.bin.Version)
 	}
@@ -71,8 +73,7 @@ func (sessionTool) Execute(_ context.Context, env backend.ToolEnv, in backend.To
 }
 
 func driftWarning(version string) string {
-	return fmt.Sprintf("warning: this is Claude Code %s, but AgentHub was tested with %s; its output may not be "+
-		"understood (install the tested version: %s)", version, TestedVersion, InstallHint)
+	return agentbin.DriftWarning("Claude Code", version, TestedVersion, InstallHint)
 }
 
 // announce records the CLI that runs (AD4) and warns on drift.

@@ -7,7 +7,8 @@ import (
 	"strings"
 
 	"agenthub/backend"
-	"agenthub/workspace"
+	"agenthub/backend/runtime/agentpath"
+	"agenthub/backend/runtime/scrub"
 )
 
 // Proxy tool names. The engine sees Claude Code's permission requests as
@@ -75,7 +76,7 @@ func (s *session) proxyCall(p *permission) (backend.ToolCallRequest, error) {
 	input, outside, err := s.relativize(p.input)
 	if err != nil {
 		return backend.ToolCallRequest{}, &backend.Error{Code: backend.FailSchemaValidation,
-			Message: "Claude Code asked to use " + clip(p.tool, 40) + " with an input that is not a JSON object", Err: err}
+			Message: "Claude Code asked to use " + scrub.Clip(p.tool, 40) + " with an input that is not a JSON object", Err: err}
 	}
 	args, err := json.Marshal(callArgs{Session: s.id, Request: p.requestID, Tool: p.tool, ToolUseID: p.toolUseID,
 		Input: input, Outside: outside})
@@ -98,7 +99,7 @@ func (s *session) relativize(raw json.RawMessage) (json.RawMessage, []string, er
 		if json.Unmarshal(in[f], &p) != nil || !filepath.IsAbs(p) {
 			continue
 		}
-		rel, ok := relPath([]string{s.root, s.realRoot}, p)
+		rel, ok := agentpath.Rel([]string{s.root, s.realRoot}, p)
 		if !ok {
 			delete(in, f)
 			outside = append(outside, f)
@@ -108,21 +109,6 @@ func (s *session) relativize(raw json.RawMessage) (json.RawMessage, []string, er
 	}
 	out, err := json.Marshal(in)
 	return out, outside, err
-}
-
-// relPath makes abs relative to the first root that lexically contains it.
-func relPath(roots []string, abs string) (string, bool) {
-	c := filepath.Clean(abs)
-	for _, r := range roots {
-		if r == "" {
-			continue
-		}
-		rel, err := filepath.Rel(r, c)
-		if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return filepath.ToSlash(rel), true
-		}
-	}
-	return "", false
 }
 
 // lookup finds the live session and request a proxy call stands for.
@@ -137,7 +123,7 @@ func lookup(raw json.RawMessage) (*session, *permission, callArgs, error) {
 	}
 	p, ok := s.permission("claude-" + a.Request)
 	if !ok {
-		return s, nil, a, fmt.Errorf("Claude Code made no request %s", clip(a.Request, 60))
+		return s, nil, a, fmt.Errorf("Claude Code made no request %s", scrub.Clip(a.Request, 60))
 	}
 	return s, p, a, nil
 }
@@ -159,20 +145,6 @@ func outsideError(a callArgs) error {
 	return &backend.Error{Code: backend.FailOutsideAllowlist, Detail: strings.Join(a.Outside, ","),
 		Message: fmt.Sprintf("%s: the path in %s is outside the workspace; only paths inside it can be used",
 			a.Tool, strings.Join(a.Outside, ", "))}
-}
-
-// scrubText rewrites the workspace root (both spellings) to "." and the home
-// directory to "~".
-func scrubText(root, text string) string {
-	if real, err := filepath.EvalSymlinks(root); err == nil && real != root {
-		text = workspace.Scrub(text, real, "")
-	}
-	return workspace.Scrub(text, root, homeDir())
-}
-
-// failure is a tool error the agent sees.
-func failure(root, format string, args ...any) backend.ToolResult {
-	return backend.ToolResult{Content: scrubText(root, fmt.Sprintf(format, args...)), IsError: true}
 }
 
 // genericSchema is the argument schema of every proxy tool; only the

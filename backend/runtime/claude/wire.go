@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"unicode/utf8"
+
+	"agenthub/backend/runtime/scrub"
 )
 
 // kind is what one stdout line of Claude Code's stream-json means to the
@@ -123,7 +124,7 @@ func parseLine(b []byte) line {
 	}
 	l, ok := parseTyped(env, b)
 	if !ok && l.Kind == 0 {
-		return line{Kind: kindUnknown, Problem: fmt.Sprintf("unknown message type %q", clip(env.Type, 40))}
+		return line{Kind: kindUnknown, Problem: fmt.Sprintf("unknown message type %q", scrub.Clip(env.Type, 40))}
 	}
 	l.Sub = env.Parent != nil && *env.Parent != ""
 	return l
@@ -317,16 +318,4 @@ func invalid(format string, args ...any) line {
 func isObject(raw json.RawMessage) bool {
 	raw = bytes.TrimSpace(raw)
 	return len(raw) > 1 && raw[0] == '{' && json.Valid(raw)
-}
-
-// clip shortens s to at most n bytes on a rune boundary, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	s = s[:n]
-	for !utf8.ValidString(s) {
-		s = s[:len(s)-1]
-	}
-	return s + "…"
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"agenthub/backend/runtime/scrub"
 )
 
 // Sample lines are those of agent-clis.md §1.3 and §1.4 (2.1.330), with the
@@ -120,10 +122,10 @@ func FuzzParseLine(f *testing.F) {
 }
 
 func TestClip(t *testing.T) {
-	if got := clip("héllo", 2); got != "h…" {
+	if got := scrub.Clip("héllo", 2); got != "h…" {
 		t.Fatalf("clip = %q", got)
 	}
-	if got := clip("abc", 3); got != "abc" {
+	if got := scrub.Clip("abc", 3); got != "abc" {
 		t.Fatalf("clip = %q", got)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"agenthub/backend"
 	"agenthub/backend/approval"
+	"agenthub/backend/runtime/scrub"
 )
 
 // maxResult caps the command output given back to the engine.
@@ -105,7 +106,7 @@ func (commandTool) Action(_ context.Context, _ backend.ToolEnv, raw json.RawMess
 func (commandTool) Execute(ctx context.Context, env backend.ToolEnv, in backend.ToolInput) (backend.ToolResult, error) {
 	s, r, _, err := lookup(in.CallID, in.Arguments)
 	if err != nil {
-		return failure(env.WorkspaceRoot, "%s: %v", ToolCommand, err), nil
+		return scrub.Failure(env.WorkspaceRoot, "%s: %v", ToolCommand, err), nil
 	}
 	s.emitDiags(env)
 	if err := s.answer(r, "accept"); err != nil {
@@ -117,7 +118,7 @@ func (commandTool) Execute(ctx context.Context, env backend.ToolEnv, in backend.
 		return backend.ToolResult{}, fmt.Errorf("%s: %w", ToolCommand, err)
 	}
 	if err != nil { // the CLI exited: the next Stream fails the run with its stderr
-		return failure(env.WorkspaceRoot, "%s: %v", ToolCommand, err), nil
+		return scrub.Failure(env.WorkspaceRoot, "%s: %v", ToolCommand, err), nil
 	}
 	return commandResult(s, it), nil
 }
@@ -135,7 +136,7 @@ func commandResult(s *session, it threadItem) backend.ToolResult {
 		b.WriteString(s.scrub(*it.Output))
 	}
 	failed := it.Status != "completed" || (it.Exit != nil && *it.Exit != 0)
-	return backend.ToolResult{Content: clip(b.String(), maxResult), IsError: failed}
+	return backend.ToolResult{Content: scrub.Clip(b.String(), maxResult), IsError: failed}
 }
 
 // innerCommand is what a title shows: the script of a `bash -lc '…'`

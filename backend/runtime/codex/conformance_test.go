@@ -16,6 +16,7 @@ import (
 	"agenthub/backend"
 	"agenthub/backend/patch"
 	"agenthub/backend/runtime/codex/codextest"
+	"agenthub/backend/runtime/scrub"
 	"agenthub/workspace"
 )
 
@@ -143,7 +144,7 @@ func TestConformanceFixtures(t *testing.T) {
 			if diff := cmp.Diff(readGolden(t, name), got); diff != "" {
 				t.Fatalf("(-golden +got):\n%s", diff)
 			}
-			if strings.Contains(string(b), os.TempDir()+"/") || strings.Contains(string(b), homeDir()+"/") {
+			if strings.Contains(string(b), os.TempDir()+"/") || strings.Contains(string(b), scrub.Home()+"/") {
 				t.Error("the capture holds a machine path")
 			}
 		})

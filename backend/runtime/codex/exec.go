@@ -8,6 +8,7 @@ import (
 
 	"agenthub/backend"
 	"agenthub/backend/proc"
+	"agenthub/backend/runtime/scrub"
 )
 
 // This file is advisory gating: `codex exec --json`, whose approval policy
@@ -114,7 +115,7 @@ func (s *session) execLine(b []byte) {
 	case "error":
 		s.lastErr = execError(l.Message)
 	default:
-		s.problem(fmt.Sprintf("unknown event type %q", clip(l.Type, 40)), b)
+		s.problem(fmt.Sprintf("unknown event type %q", scrub.Clip(l.Type, 40)), b)
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 
 	"agenthub/backend"
 	"agenthub/backend/patch"
+	"agenthub/backend/runtime/agentpath"
+	"agenthub/backend/runtime/scrub"
 	"agenthub/workspace"
 )
 
@@ -40,15 +42,17 @@ func (fileTool) Action(_ context.Context, env backend.ToolEnv, raw json.RawMessa
 	if a.File.Outside || len(a.Outside) > 0 {
 		return nil, outsideError("a file of Codex's patch")
 	}
-	if ok, pat := secretPath(env.WorkspaceRoot, a.File.Path); ok {
-		return secretAction(a.File.Path, pat), nil
+	if ok, pat := agentpath.Secret(env.WorkspaceRoot, a.File.Path); ok {
+		return agentpath.SecretAccess{Label: "Codex", Tool: ToolFile, Path: a.File.Path, Pattern: pat,
+			Runtime: "codex"}.Action(), nil
 	}
 	if a.File.From != "" {
-		if ok, pat := secretPath(env.WorkspaceRoot, a.File.From); ok {
-			return secretAction(a.File.From, pat), nil
+		if ok, pat := agentpath.Secret(env.WorkspaceRoot, a.File.From); ok {
+			return agentpath.SecretAccess{Label: "Codex", Tool: ToolFile, Path: a.File.From, Pattern: pat,
+				Runtime: "codex"}.Action(), nil
 		}
 	}
-	w, err := openWorkspace(env)
+	w, err := agentpath.Open(env)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +62,7 @@ func (fileTool) Action(_ context.Context, env backend.ToolEnv, raw json.RawMessa
 		return nil, fmt.Errorf("Codex's change of %s: %w", a.File.Path, err)
 	}
 	ga, err := patch.Gated(env, patch.Request{Tool: ToolFile, Runtime: "codex",
-		Scrub: func(s string) string { return scrubText(env.WorkspaceRoot, s) }}, c)
+		Scrub: func(s string) string { return scrub.Paths(env.WorkspaceRoot, s) }}, c)
 	if err != nil {
 		return nil, err
 	}
@@ -140,10 +144,10 @@ func propose(w *workspace.FS, f fileArgs) (patch.Proposal, error) {
 func (fileTool) Execute(ctx context.Context, env backend.ToolEnv, in backend.ToolInput) (backend.ToolResult, error) {
 	s, r, a, err := lookup(in.CallID, in.Arguments)
 	if err != nil {
-		return failure(env.WorkspaceRoot, "%s: %v", ToolFile, err), nil
+		return scrub.Failure(env.WorkspaceRoot, "%s: %v", ToolFile, err), nil
 	}
 	s.emitDiags(env)
-	w, err := openWorkspace(env)
+	w, err := agentpath.Open(env)
 	if err != nil {
 		return backend.ToolResult{}, err
 	}
@@ -183,8 +187,8 @@ func (s *session) approve(r *request, i int, c patch.Proposal) (n int, all bool)
 // refuse declines the whole request, tells the agent, and returns the same
 // text as the call's failed result.
 func (s *session) refuse(env backend.ToolEnv, r *request, format string, args ...any) backend.ToolResult {
-	res := failure(env.WorkspaceRoot, format, args...)
-	s.decline(r, "your patch (item "+clip(r.itemID, 40)+") was declined: "+res.Content)
+	res := scrub.Failure(env.WorkspaceRoot, format, args...)
+	s.decline(r, "your patch (item "+scrub.Clip(r.itemID, 40)+") was declined: "+res.Content)
 	return res
 }
 
@@ -210,7 +214,7 @@ func (s *session) applyPatch(ctx context.Context, env backend.ToolEnv, w *worksp
 		return backend.ToolResult{}, fmt.Errorf("%s: %w", ToolFile, err)
 	}
 	if err != nil {
-		return failure(env.WorkspaceRoot, "%s: %v", ToolFile, err), nil
+		return scrub.Failure(env.WorkspaceRoot, "%s: %v", ToolFile, err), nil
 	}
 	return s.verify(env, w, r, it, ckID), nil
 }
@@ -238,7 +242,7 @@ func (s *session) checkpoint(w *workspace.FS, r *request) (string, error) {
 		return "", errors.New("a file of the patch changed since it was proposed; read it again and redo the change")
 	}
 	if err != nil {
-		return "", fmt.Errorf("checkpoint: %s", workspace.Scrub(err.Error(), s.cfg.Checkpoints, homeDir()))
+		return "", fmt.Errorf("checkpoint: %s", workspace.Scrub(err.Error(), s.cfg.Checkpoints, scrub.Home()))
 	}
 	return id, nil
 }

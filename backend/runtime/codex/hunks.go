@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"agenthub/backend/runtime/scrub"
 )
 
 // This file computes the post-image of a Codex file update. Codex's
@@ -48,7 +50,7 @@ func parseHunks(diff string) ([]hunk, error) {
 				strings.HasPrefix(l, "index ") {
 				continue
 			}
-			return nil, fmt.Errorf("a diff line outside a hunk: %q", clip(l, 40))
+			return nil, fmt.Errorf("a diff line outside a hunk: %q", scrub.Clip(l, 40))
 		}
 		if err := cur.add(l, &last); err != nil {
 			return nil, err
@@ -82,7 +84,7 @@ func (h *hunk) add(l string, last *byte) error {
 		h.oldNoEOL = h.oldNoEOL || *last == '-' || *last == ' '
 		h.newNoEOL = h.newNoEOL || *last == '+' || *last == ' '
 	default:
-		return fmt.Errorf("not a diff line: %q", clip(l, 40))
+		return fmt.Errorf("not a diff line: %q", scrub.Clip(l, 40))
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"agenthub/backend"
+	"agenthub/backend/runtime/scrub"
 )
 
 // Model drives Codex as a [backend.Model]. The engine's run loop is
@@ -126,9 +127,9 @@ func (s *session) settle(msgs []backend.Message) {
 		if len(why) == 0 {
 			why = []string{"AgentHub did not approve it"}
 		}
-		what := "command `" + clip(innerCommand(s.commandArgs(callArgs{}, r.cmd)), 120) + "`"
+		what := "command `" + scrub.Clip(innerCommand(s.commandArgs(callArgs{}, r.cmd)), 120) + "`"
 		if r.method == methodFileApproval {
-			what = "patch (item " + clip(r.itemID, 40) + ")"
+			what = "patch (item " + scrub.Clip(r.itemID, 40) + ")"
 		}
 		s.decline(r, fmt.Sprintf("your %s was declined and not run: %s", what, strings.Join(why, "; ")))
 	}
@@ -253,9 +254,9 @@ func (s *session) reportSeq() int {
 func (s *session) turnError(e *turnError, status string) error {
 	if e == nil {
 		return &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "turn_failed",
-			Message: "Codex ended the turn with status " + clip(status, 40) + " and no error message"}
+			Message: "Codex ended the turn with status " + scrub.Clip(status, 40) + " and no error message"}
 	}
-	msg := clip(s.scrub(e.Message), 300)
+	msg := scrub.Clip(s.scrub(e.Message), 300)
 	code, http := e.code(), e.httpStatus()
 	switch {
 	case http == 401 || http == 403 || code == "unauthorized":
@@ -286,7 +287,7 @@ func (s *session) exitError() error {
 	}
 	msg := fmt.Sprintf("the Codex CLI exited with code %d before finishing the turn", code)
 	if tail = strings.TrimSpace(tail); tail != "" {
-		msg += ": " + clip(tail, 600)
+		msg += ": " + scrub.Clip(tail, 600)
 	}
 	return &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "exit", Message: msg}
 }

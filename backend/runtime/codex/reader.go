@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"agenthub/backend/proc"
+	"agenthub/backend/runtime/scrub"
 )
 
 // onLine is the reader of `codex app-server`: it runs on proc's output
@@ -51,7 +52,7 @@ func (s *session) response(l line) {
 	id := strings.Trim(string(l.ID), `"`)
 	ch, ok := s.pending[id]
 	if !ok {
-		s.problem("an answer to no request of AgentHub's (id "+clip(id, 20)+")", nil)
+		s.problem("an answer to no request of AgentHub's (id "+scrub.Clip(id, 20)+")", nil)
 		return
 	}
 	delete(s.pending, id)

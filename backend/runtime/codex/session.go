@@ -1,7 +1,6 @@
 package codex
 
 import (
-	"agenthub/backend/runtime/rawlog"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -17,7 +16,9 @@ import (
 	"agenthub/backend/patch"
 	"agenthub/backend/proc"
 	"agenthub/backend/redact"
-	"agenthub/workspace"
+	"agenthub/backend/runtime/agentbin"
+	"agenthub/backend/runtime/rawlog"
+	"agenthub/backend/runtime/scrub"
 )
 
 // session is one Codex process serving one run. The model's Stream and
@@ -28,7 +29,7 @@ import (
 type session struct {
 	id   string
 	cfg  Config
-	bin  binary
+	bin  agentbin.Info
 	task string
 
 	// Set once by start, before any line is read.
@@ -123,7 +124,7 @@ const maxInvalid = 200
 // handshakeTimeout bounds each request of the start-up handshake.
 const handshakeTimeout = 2 * time.Minute
 
-func newSession(cfg Config, bin binary, task string) *session {
+func newSession(cfg Config, bin agentbin.Info, task string) *session {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return &session{id: "cx" + hex.EncodeToString(b[:]), cfg: cfg, bin: bin, task: task,
@@ -235,8 +236,8 @@ func checkThread(res json.RawMessage, sandbox string) (string, error) {
 	if string(r.Policy) != `"untrusted"` || r.Reviewer != "user" || r.Sandbox.Type != sandboxTypes[sandbox] {
 		return "", &backend.Error{Code: backend.FailPermissionDenied, Detail: "codex_settings",
 			Message: fmt.Sprintf("Codex did not take AgentHub's approval settings (policy %s, reviewer %q, sandbox %q); "+
-				"the run is refused rather than left ungated", clip(string(r.Policy), 40), clip(r.Reviewer, 20),
-				clip(r.Sandbox.Type, 30))}
+				"the run is refused rather than left ungated", scrub.Clip(string(r.Policy), 40), scrub.Clip(r.Reviewer, 20),
+				scrub.Clip(r.Sandbox.Type, 30))}
 	}
 	return r.Thread.ID, nil
 }
@@ -290,7 +291,7 @@ func (s *session) call(ctx context.Context, method string, params any) (json.Raw
 	case l := <-ch:
 		if l.Error != nil {
 			return nil, &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "rpc",
-				Message: fmt.Sprintf("Codex refused %s: %s", method, s.scrub(clip(l.Error.Message, 300)))}
+				Message: fmt.Sprintf("Codex refused %s: %s", method, s.scrub(scrub.Clip(l.Error.Message, 300)))}
 		}
 		return l.Result, nil
 	case <-s.p.Done():
@@ -411,14 +412,7 @@ func (s *session) signal() {
 
 // scrub removes machine paths and secrets from text the CLI produced.
 func (s *session) scrub(text string) string {
-	if s.realRoot != "" && s.realRoot != s.root {
-		text = workspace.Scrub(text, s.realRoot, "")
-	}
-	text = workspace.Scrub(text, s.root, homeDir())
-	if s.red == nil {
-		return text
-	}
-	return s.red.String(text)
+	return scrub.Session{Root: s.root, RealRoot: s.realRoot, Red: s.red}.String(text)
 }
 
 // problem records an unusable line; s.mu is held.
@@ -426,7 +420,7 @@ func (s *session) problem(why string, b []byte) {
 	s.invalid++
 	d := diag{Runtime: "codex", Line: s.lines, Problem: why}
 	if b != nil {
-		d.Excerpt = clip(s.scrub(string(b)), 200)
+		d.Excerpt = scrub.Clip(s.scrub(string(b)), 200)
 	}
 	if len(s.diags) < 50 {
 		s.diags = append(s.diags, d)

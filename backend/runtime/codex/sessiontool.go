@@ -1,13 +1,15 @@
 package codex
 
 import (
-	"agenthub/backend/runtime/rawlog"
 	"context"
 	"encoding/json"
 	"fmt"
 	"time"
 
 	"agenthub/backend"
+	"agenthub/backend/runtime/agentbin"
+	"agenthub/backend/runtime/rawlog"
+	"agenthub/backend/runtime/scrub"
 )
 
 // Event types this runtime adds to the run's stream (EV13 keeps unknown
@@ -76,11 +78,11 @@ func (sessionTool) Execute(ctx context.Context, env backend.ToolEnv, in backend.
 	}
 	s.announce(env)
 	msg := fmt.Sprintf("Codex %s started in the workspace (binary sha256 %s); its commands and patches come to "+
-		"AgentHub for approval", s.bin.Version, short(s.bin.SHA256))
+		"AgentHub for approval", s.bin.Version, scrub.Short(s.bin.SHA256))
 	if s.cfg.advisory() {
 		msg = fmt.Sprintf("Codex %s started in the workspace (binary sha256 %s) with advisory gating: it acts "+
 			"inside its %s sandbox without asking, and AgentHub records what it did", s.bin.Version,
-			short(s.bin.SHA256), s.cfg.sandbox())
+			scrub.Short(s.bin.SHA256), s.cfg.sandbox())
 	}
 	if s.bin.Drift() {
 		msg += "; " + driftWarning(s.bin.Version)
@@ -97,8 +99,7 @@ func (s *session) stopQuietly() {
 }
 
 func driftWarning(version string) string {
-	return fmt.Sprintf("warning: this is Codex %s, but AgentHub was tested with %s; its output may not be "+
-		"understood (install the tested version: %s)", version, TestedVersion, InstallHint)
+	return agentbin.DriftWarning("Codex", version, TestedVersion, InstallHint)
 }
 
 // announce records the CLI that runs (AD4) and warns on drift.
@@ -199,7 +200,7 @@ func (observedTool) Execute(_ context.Context, env backend.ToolEnv, in backend.T
 			"command": a.Command, "files": a.Files, "status": a.Status, "exitCode": a.Exit,
 			"enforcement": enforcementOf(a.Advisory)})
 	}
-	what := "Codex ran `" + clip(a.Command, 200) + "` without asking AgentHub"
+	what := "Codex ran `" + scrub.Clip(a.Command, 200) + "` without asking AgentHub"
 	if a.Type == "file_change" {
 		what = fmt.Sprintf("Codex changed files without asking AgentHub: %v", a.Files)
 	}
@@ -216,7 +217,7 @@ func (observedTool) Execute(_ context.Context, env backend.ToolEnv, in backend.T
 		content += "\n" + a.Output
 	}
 	failed := a.Status != "completed" || (a.Exit != nil && *a.Exit != 0)
-	return backend.ToolResult{Content: clip(content, maxResult), IsError: failed}, nil
+	return backend.ToolResult{Content: scrub.Clip(content, maxResult), IsError: failed}, nil
 }
 
 func enforcementOf(advisory bool) backend.Enforcement {
@@ -233,7 +234,7 @@ func (s *session) observedCall(it threadItem, n int) (backend.ToolCallRequest, e
 	case "commandExecution":
 		a.Type, a.Command = "command", s.scrub(it.Command)
 		if it.Output != nil {
-			a.Output = clip(s.scrub(*it.Output), 16<<10)
+			a.Output = scrub.Clip(s.scrub(*it.Output), 16<<10)
 		}
 	default:
 		a.Type = "file_change"

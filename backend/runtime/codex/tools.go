@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"agenthub/backend"
-	"agenthub/backend/approval"
-	"agenthub/workspace"
+	"agenthub/backend/runtime/agentpath"
+	"agenthub/backend/runtime/scrub"
 )
 
 // Proxy tool names. The engine sees Codex's approval requests as calls to
@@ -102,22 +102,7 @@ func (s *session) rel(abs string) (string, bool) {
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(s.root, abs)
 	}
-	return relPath([]string{s.root, s.realRoot}, abs)
-}
-
-// relPath makes abs relative to the first root that lexically contains it.
-func relPath(roots []string, abs string) (string, bool) {
-	c := filepath.Clean(abs)
-	for _, r := range roots {
-		if r == "" {
-			continue
-		}
-		rel, err := filepath.Rel(r, c)
-		if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return filepath.ToSlash(rel), true
-		}
-	}
-	return "", false
+	return agentpath.Rel([]string{s.root, s.realRoot}, abs)
 }
 
 // proxyCalls turns an approval request into the engine's calls.
@@ -163,7 +148,7 @@ func lookup(callID string, raw json.RawMessage) (*session, *request, callArgs, e
 	r, ok := s.reqs[callID]
 	s.mu.Unlock()
 	if !ok || r.key != a.Request {
-		return s, nil, a, fmt.Errorf("Codex made no request %s", clip(a.Request, 40))
+		return s, nil, a, fmt.Errorf("Codex made no request %s", scrub.Clip(a.Request, 40))
 	}
 	return s, r, a, nil
 }
@@ -184,72 +169,6 @@ func decodeArgs(raw json.RawMessage) (callArgs, error) {
 func outsideError(what string) error {
 	return &backend.Error{Code: backend.FailOutsideAllowlist, Detail: "path",
 		Message: what + " is outside the workspace; only paths inside it can be used"}
-}
-
-// scrubText rewrites the workspace root (both spellings) to "." and the home
-// directory to "~".
-func scrubText(root, text string) string {
-	if real, err := filepath.EvalSymlinks(root); err == nil && real != root {
-		text = workspace.Scrub(text, real, "")
-	}
-	return workspace.Scrub(text, root, homeDir())
-}
-
-// failure is a tool error the engine records.
-func failure(root, format string, args ...any) backend.ToolResult {
-	return backend.ToolResult{Content: scrubText(root, fmt.Sprintf(format, args...)), IsError: true}
-}
-
-// openWorkspace opens the run's rooted file access; its error never names
-// the root.
-func openWorkspace(env backend.ToolEnv) (*workspace.FS, error) {
-	if env.WorkspaceRoot == "" {
-		return nil, errors.New("the run has no workspace root")
-	}
-	w, err := workspace.Open(env.WorkspaceRoot)
-	if err != nil {
-		return nil, errors.New(scrubText(env.WorkspaceRoot, err.Error()))
-	}
-	return w, nil
-}
-
-// secretPath reports whether rel, or the file its symlinks lead to, is a
-// secret (run-model.md §9.1), and the pattern that matched.
-func secretPath(root, rel string) (bool, string) {
-	if ok, pat := secretName(rel); ok {
-		return true, pat
-	}
-	real, err := filepath.EvalSymlinks(filepath.Join(root, filepath.FromSlash(rel)))
-	if err != nil {
-		return false, ""
-	}
-	realRoot, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		realRoot = root
-	}
-	if r, ok := relPath([]string{realRoot}, real); ok {
-		return secretName(r)
-	}
-	return approval.SecretPath(real)
-}
-
-func secretName(rel string) (bool, string) {
-	if ok, pat := approval.SecretPath(rel); ok {
-		return true, pat
-	}
-	if workspace.Classify(rel) == workspace.ClassSecret {
-		return true, "secret file"
-	}
-	return false, ""
-}
-
-// secretAction describes a secret access, which the gate denies.
-func secretAction(path, pattern string) *backend.GatedAction {
-	preview, _ := json.Marshal(map[string]string{"tool": ToolFile, "path": path, "pattern": pattern,
-		"reason": "agents never access secret files", "runtime": "codex"})
-	subject, _ := json.Marshal(map[string]string{"kind": string(backend.ActionSecret), "tool": ToolFile, "path": path})
-	return &backend.GatedAction{Kind: backend.ActionSecret, Title: "Codex: secret file " + path,
-		Risk: backend.RiskHigh, Preview: preview, Subject: subject}
 }
 
 // genericSchema is the argument schema of every proxy tool; only the

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"agenthub/backend/runtime/scrub"
 )
 
 // kind is what one stdout line of `codex app-server` (JSON-RPC 2.0 without
@@ -245,7 +247,7 @@ func parseNotification(env envelope) line {
 			return l
 		}
 		return line{Kind: kindUnknown, Method: env.Method,
-			Problem: fmt.Sprintf("unknown notification %q", clip(env.Method, 60))}
+			Problem: fmt.Sprintf("unknown notification %q", scrub.Clip(env.Method, 60))}
 	}
 	return l
 }
@@ -263,11 +265,11 @@ func parseItem(env envelope) line {
 		return invalid("%s: an item without type or id", env.Method)
 	case !knownItems[it.Type]:
 		return line{Kind: kindUnknown, Method: env.Method,
-			Problem: fmt.Sprintf("%s: unknown item type %q", env.Method, clip(it.Type, 40))}
+			Problem: fmt.Sprintf("%s: unknown item type %q", env.Method, scrub.Clip(it.Type, 40))}
 	case it.Type == "fileChange":
 		for _, c := range it.Changes {
 			if c.Path == "" || (c.Kind.Type != "add" && c.Kind.Type != "delete" && c.Kind.Type != "update") {
-				return invalid("%s: a file change without path or with kind %q", env.Method, clip(c.Kind.Type, 20))
+				return invalid("%s: a file change without path or with kind %q", env.Method, scrub.Clip(c.Kind.Type, 20))
 			}
 		}
 	}
