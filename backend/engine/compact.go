@@ -25,6 +25,12 @@ var compactionTimeout = 4 * 60 * time.Second
 // step 1, the run fails at once with context_overflow.
 var errCompactionOverflow = errors.New("the summary request overflowed the context")
 
+// The methods of run.context.compacted.
+const (
+	methodSummary  = "summary"
+	methodTruncate = "truncate_tool_results"
+)
+
 // errNothingToCompact: no boundary beyond the current cut and no summary to
 // shorten.
 var errNothingToCompact = errors.New("nothing to compact")
@@ -33,6 +39,7 @@ var errNothingToCompact = errors.New("nothing to compact")
 // the model-visible view of the transcript and, on a provider overflow,
 // compacts or truncates and retries, or fails with context_overflow.
 func (rc *runCtl) stream(req backend.ModelRequest, delta func(string)) (backend.ModelResponse, error) {
+	rc.restoreContext() // compact_restore.go: a restart keeps the compacted view
 	rc.precheck(req.Tools)
 	for {
 		req.Messages = rc.cx.view(rc.transcript)
@@ -168,7 +175,7 @@ func (rc *runCtl) truncate(reason string, window int) bool {
 	}
 	before := estimate(view, nil)
 	rc.cx.truncLimit = limit
-	rc.emitCompacted(map[string]any{"method": "truncate_tool_results", "reason": reason,
+	rc.emitCompacted(map[string]any{"method": methodTruncate, "reason": reason,
 		"toolResults": results, "charsRemoved": cut, "keptChars": limit,
 		"estimatedTokensBefore": before, "estimatedTokensAfter": estimate(rc.cx.view(rc.transcript), nil)})
 	return true
@@ -189,8 +196,8 @@ func (rc *runCtl) compact(reason string) error {
 	}
 	messages := cut - rc.cx.cut
 	rc.cx.summary, rc.cx.cut, rc.cx.compactions = summary, cut, k
-	rc.emitCompacted(map[string]any{"method": "summary", "reason": reason, "compaction": k,
-		"maxCompactions": maxCompactions, "messagesSummarised": messages,
+	rc.emitCompacted(map[string]any{"method": methodSummary, "reason": reason, "compaction": k,
+		"maxCompactions": maxCompactions, "messagesSummarised": messages, "replacedMessages": cut,
 		"estimatedTokensBefore": before, "estimatedTokensAfter": estimate(rc.cx.view(rc.transcript), nil),
 		"summary": summary})
 	return nil

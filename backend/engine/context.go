@@ -12,9 +12,14 @@ import (
 // and tool results cut to fit. The view changes only what the model sees
 // (CX6): rc.transcript, the stored messages and the events are never
 // rewritten, and because the transcript only grows by appending, a prefix
-// length stays valid for the rest of the activation.
+// length stays valid for the rest of the run. The messages a summary
+// replaces are always stored ones (a cut falls on an earlier step's
+// assistant message), so the cut is also a position in the session's
+// stored transcript: compact_restore.go rebuilds the view from it after a
+// restart.
 
-// maxCompactions caps compactions per run activation (CX4 step 3).
+// maxCompactions caps compactions per run, across restarts and resumes
+// (CX4 step 3).
 const maxCompactions = 3
 
 // safetyMargin scales the token estimate (CX3): characters/4 undercounts
@@ -43,9 +48,10 @@ type contextState struct {
 	summary     string // stands in for transcript[:cut]
 	cut         int
 	truncLimit  int  // characters kept of each tool result; 0 = no truncation
-	compactions int  // summaries made in this activation
+	compactions int  // summaries made in this run, restored ones included
 	truncTried  bool // the overflow route's one truncation was applied (CX4 step 4)
 	extended    bool // the hard timeout was extended for a compaction (CC8), once per run
+	restored    bool // restoreContext ran in this activation
 }
 
 // summaryPreamble introduces the summary to the model; the kept messages
