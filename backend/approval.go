@@ -16,6 +16,8 @@ const (
 	ActionPublish ActionKind = "publish"
 	ActionDeploy  ActionKind = "deploy"
 	ActionSecret  ActionKind = "secret"
+	// ActionMCP is a call of a tool of an MCP server (mcp__<server>__<tool>).
+	ActionMCP ActionKind = "mcp"
 )
 
 // AlwaysAsks reports whether no grant or rule may switch off the gate for k (AP6).

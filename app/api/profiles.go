@@ -76,6 +76,10 @@ func (c *Core) loadProfiles() {
 func engineProfile(p profile.Profile, home string) (engine.Profile, error) {
 	ep := engine.Profile{Runtime: p.Runtime, Tools: p.Tools, Stop: stopConfig(p.Stop), RunTimeout: p.RunTimeout.Duration,
 		StateKeys: p.StateKeys, Executor: engine.Executor(p.Executor)}
+	if !p.Policy.Empty() {
+		over := p.Policy
+		ep.Policy = &over // the profile's overrides may only tighten the workspace gate
+	}
 	if len(ep.Tools) == 0 {
 		ep.Tools = builtinTools() // never a runtime's proxy tools
 	}

@@ -75,6 +75,15 @@ func (p *Policy) Check() []ExampleFailure {
 			return shellExample(ex, func(part Part) bool { return string(classify(part)) == r.Action }, true)
 		})
 	}
+	for i, r := range p.MCP {
+		run(ruleName("mcp", i, r.ID), r.Match, r.NotMatch, func(ex string) (bool, string) {
+			a, ok := mcpExample(ex)
+			if !ok {
+				return false, `write "server/tool" or "server/tool read-only"`
+			}
+			return mcpRuleMatch(r, a.Server, strings.TrimPrefix(a.Tool, MCPToolPrefix+a.Server+"__"), a.ReadOnly), ""
+		})
+	}
 	return out
 }
 
@@ -107,8 +116,15 @@ func networkExample(ex string) Action {
 // ActionFromText turns the argument of `agenthub policy explain` into an
 // action: an explicit "read:", "write:", "shell:" or "network:" prefix; else
 // a URL (optionally after an HTTP method) is network, text with spaces is a
-// shell command, and a single word is a write to that path.
+// shell command, and a single word is a write to that path. "mcp:server/tool"
+// (optionally followed by "read-only") is a call of an MCP tool.
 func ActionFromText(s string) Action {
+	if rest, ok := strings.CutPrefix(s, string(backend.ActionMCP)+":"); ok {
+		if a, ok := mcpExample(rest); ok {
+			return a
+		}
+		return Action{Kind: backend.ActionMCP}
+	}
 	for _, k := range []backend.ActionKind{backend.ActionRead, backend.ActionWrite, backend.ActionShell, backend.ActionNetwork} {
 		if rest, ok := strings.CutPrefix(s, string(k)+":"); ok {
 			return textAction(k, strings.TrimSpace(rest))

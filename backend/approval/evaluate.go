@@ -26,7 +26,9 @@ type Action struct {
 	Env       map[string]string  `json:"env,omitempty"`       // the environment allow-list only
 	Method    string             `json:"method,omitempty"`
 	URL       string             `json:"url,omitempty"`
-	Remote    string             `json:"remote,omitempty"` // commit, push, publish, deploy
+	Server    string             `json:"server,omitempty"`    // mcp: the server's name
+	ReadOnly  bool               `json:"read_only,omitempty"` // mcp: the server annotates the tool readOnlyHint
+	Remote    string             `json:"remote,omitempty"`    // commit, push, publish, deploy
 	Ref       string             `json:"ref,omitempty"`
 	Target    string             `json:"target,omitempty"`
 }
@@ -122,6 +124,8 @@ func (p *Policy) Evaluate(a Action) backend.PolicyResult {
 		return p.evalShell(a)
 	case backend.ActionNetwork:
 		return p.evalNetwork(a)
+	case backend.ActionMCP:
+		return p.evalMCP(a)
 	case backend.ActionCommit, backend.ActionPush:
 		t := newTally()
 		p.gitRules(t, a.Kind)

@@ -26,6 +26,9 @@ type Grant struct {
 	Cwd    string             `json:"cwd,omitempty"`
 	Method string             `json:"method,omitempty"`
 	Host   string             `json:"host,omitempty"`
+	// Server and MCPTool name the MCP server and its tool (kind mcp).
+	Server  string `json:"server,omitempty"`
+	MCPTool string `json:"mcpTool,omitempty"`
 }
 
 // ErrNoGrant means an action cannot be covered by a grant or rule: only
@@ -64,6 +67,8 @@ func GrantPattern(a Action) (Grant, error) {
 		return Grant{Kind: a.Kind, Tool: a.Tool, Method: httpMethod(a.Method), Host: host}, nil
 	case backend.ActionCommit:
 		return Grant{Kind: a.Kind, Tool: a.Tool}, nil
+	case backend.ActionMCP:
+		return mcpGrant(a) // mcp.go
 	}
 	return Grant{}, ErrNoGrant
 }
@@ -151,6 +156,8 @@ func (g Grant) Preview() string {
 		s += " in " + g.Cwd
 	case backend.ActionNetwork:
 		s = fmt.Sprintf("network: %s %s", g.Method, g.Host)
+	case backend.ActionMCP:
+		return fmt.Sprintf("mcp: tool %s of server %s, any arguments", g.MCPTool, g.Server)
 	default:
 		s = string(g.Kind)
 	}
@@ -203,6 +210,8 @@ func (g Grant) Covers(a Action) bool {
 		return g.Host != "" && hostOf(a.URL) == g.Host && httpMethod(a.Method) == g.Method
 	case backend.ActionCommit:
 		return true
+	case backend.ActionMCP:
+		return g.coversMCP(a)
 	}
 	return false
 }
@@ -255,12 +264,14 @@ func validGrant(g Grant) error {
 		return fmt.Errorf("add rule: shell grant without argv: %w", ErrNoGrant)
 	case g.Kind == backend.ActionNetwork && g.Host == "":
 		return fmt.Errorf("add rule: network grant without host: %w", ErrNoGrant)
+	case g.Kind == backend.ActionMCP && (!mcpServerRE.MatchString(g.Server) || g.MCPTool == ""):
+		return fmt.Errorf("add rule: mcp grant without server and tool: %w", ErrNoGrant)
 	}
 	return nil
 }
 
 func ruleBlock(g Grant, p *Policy) ([]byte, error) {
-	id := fmt.Sprintf("always-%s-%d", g.Kind, len(p.Write)+len(p.Shell)+len(p.Network)+len(p.Git)+1)
+	id := fmt.Sprintf("always-%s-%d", g.Kind, len(p.Write)+len(p.Shell)+len(p.Network)+len(p.Git)+len(p.MCP)+1)
 	var doc any
 	switch g.Kind {
 	case backend.ActionWrite, backend.ActionPatch:
@@ -283,6 +294,8 @@ func ruleBlock(g Grant, p *Policy) ([]byte, error) {
 		doc = struct {
 			Git []GitRule `toml:"git"`
 		}{[]GitRule{{ID: id, Action: "commit", Verdict: backend.Allow}}}
+	case backend.ActionMCP:
+		doc = mcpRuleBlock(id, g)
 	default:
 		return nil, fmt.Errorf("add rule for %s: %w", g.Kind, ErrNoGrant)
 	}

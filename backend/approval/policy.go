@@ -29,6 +29,7 @@ type Policy struct {
 	Shell   []ShellRule   `toml:"shell,omitempty"`
 	Network []NetworkRule `toml:"network,omitempty"`
 	Git     []GitRule     `toml:"git,omitempty"`
+	MCP     []MCPRule     `toml:"mcp,omitempty"` // mcp.go
 }
 
 // WriteRule matches workspace-relative paths of writes and patches.
@@ -169,7 +170,7 @@ func (p *Policy) validate() error {
 			return fmt.Errorf("git rule %s: action %q must be commit or push", ruleName("git", i, r.ID), r.Action)
 		}
 	}
-	return nil
+	return p.validateMCP()
 }
 
 // ruleName is the id shown in traces: the rule's own id, or its class and

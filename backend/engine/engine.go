@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"agenthub/backend"
+	"agenthub/backend/approval"
 	"agenthub/backend/store"
 )
 
@@ -35,6 +36,9 @@ type Profile struct {
 	Scripted   bool          // a playbook, never an AI model
 	StateKeys  []string      // state keys a sub-agent of this profile registers (delegate.go)
 	Executor   Executor      // how a step's calls execute (EX1, executor.go); empty = sequential
+	// Policy holds the profile's policy overrides, which may only tighten
+	// the workspace gate (overrides.go); nil = none.
+	Policy *approval.Policy
 
 	// Hooks run after Config.Hooks at every phase (hooks.go, docs/HOOKS.md).
 	Hooks []backend.Hook

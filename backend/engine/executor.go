@@ -119,7 +119,7 @@ func (rc *runCtl) gateOnly(c *callState) (*plan, *ending) {
 		return p, nil
 	}
 	req := backend.GateRequest{RunID: rc.rec.ID, WorkspaceID: rc.rec.WorkspaceID, Tool: c.Req.Name, Action: *action}
-	res := rc.e.cfg.Gate.Evaluate(rc.ctx, req)
+	res := rc.policy(req) // overrides.go
 	var by map[string]any
 	switch res.Verdict {
 	case backend.Deny:

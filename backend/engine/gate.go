@@ -45,7 +45,7 @@ const driftResult = "permission_denied: approval_drift: the action is no longer 
 func (rc *runCtl) gate(tool backend.Tool, c *callState, action *backend.GatedAction) (*ending, bool) {
 	req := backend.GateRequest{RunID: rc.rec.ID, WorkspaceID: rc.rec.WorkspaceID, Tool: c.Req.Name,
 		Action: *action}
-	res := rc.e.cfg.Gate.Evaluate(rc.ctx, req)
+	res := rc.policy(req) // overrides.go
 	switch res.Verdict {
 	case backend.Deny:
 		return rc.block(c, action, res), true

@@ -141,7 +141,7 @@ func (rc *runCtl) hookGate(c *callState, action *backend.GatedAction) (end *endi
 	}
 	verdict := backend.Allow
 	if action != nil {
-		verdict = rc.e.cfg.Gate.Evaluate(rc.ctx, backend.GateRequest{RunID: rc.rec.ID,
+		verdict = rc.policy(backend.GateRequest{RunID: rc.rec.ID,
 			WorkspaceID: rc.rec.WorkspaceID, Tool: c.Req.Name, Action: *action}).Verdict
 	}
 	switch {

@@ -9,11 +9,13 @@
 //
 // Invariants, most important first:
 //   - MCP tools are untrusted. Every call is a gated action of kind "mcp"
-//     ([ActionMCP]), which the policy does not know and therefore asks
-//     about (run-model.md AP1), offering approve once or reject only. The one
-//     exception: a tool the server annotates readOnlyHint, on a server whose
-//     profile entry sets allow_read_only, runs without asking (recorded like
-//     any call). The annotation alone never skips the gate.
+//     ([ActionMCP]) whose subject binds server, tool and arguments (and
+//     read_only when the server annotates the tool readOnlyHint); it asks
+//     unless an [[mcp]] rule of the workspace policy says otherwise. This
+//     package decides no policy. The one exception: a tool the server
+//     annotates readOnlyHint, on a server whose profile entry sets
+//     allow_read_only, runs without asking (recorded like any call). The
+//     annotation alone never skips the gate.
 //   - A server's failure is a tool error the model sees, never a run
 //     failure: a server that will not start offers no tools, a server that
 //     crashes mid-call fails that call and is restarted on the next one.

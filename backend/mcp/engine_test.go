@@ -27,13 +27,25 @@ type native struct {
 
 func startNative(t *testing.T, set *Set, turns ...llmtest.Turn) *native {
 	t.Helper()
+	return startNativeIn(t, t.TempDir(), set, turns...)
+}
+
+// startNativeIn starts the run in the workspace root (where a test may
+// have written .agenthub/policy.toml).
+func startNativeIn(t *testing.T, root string, set *Set, turns ...llmtest.Turn) *native {
+	t.Helper()
+	return startNativeOver(t, root, set, nil, turns...)
+}
+
+// startNativeOver starts the run under a profile with policy overrides.
+func startNativeOver(t *testing.T, root string, set *Set, over *approval.Policy, turns ...llmtest.Turn) *native {
+	t.Helper()
 	srv := llmtest.NewOpenAI(turns...)
 	t.Cleanup(srv.Close)
 	st, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "a.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	root := t.TempDir()
 	if err := st.AddWorkspace(t.Context(), backend.Workspace{ID: "ws_1", Name: "w", Path: root, DisplayPath: "w"},
 		store.By{Actor: "me", Surface: backend.SurfaceCLI}); err != nil {
 		t.Fatal(err)
@@ -43,7 +55,8 @@ func startNative(t *testing.T, set *Set, turns ...llmtest.Turn) *native {
 	roots := func(string) (string, error) { return root, nil }
 	e := engine.New(engine.Config{Store: st, Gate: approval.NewGate(roots), Roots: roots, Default: "test",
 		Tools:    map[string]backend.Tool{},
-		Profiles: map[string]engine.Profile{"test": {Runtime: "native", Model: model, Source: set, Stop: engine.DefaultStop}}})
+		Profiles: map[string]engine.Profile{"test": {Runtime: "native", Model: model, Source: set, Stop: engine.DefaultStop,
+			Policy: over}}})
 	if err := e.Recover(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +119,8 @@ func TestMCPToolApprovedThenModelSeesResult(t *testing.T) {
 		t.Fatalf("approvals: %v %v", aps, err)
 	}
 	ap := aps[0]
-	want := []backend.DecisionKind{backend.ApproveOnce, backend.RejectAndTell, backend.RejectAndStop}
+	want := []backend.DecisionKind{backend.ApproveOnce, backend.ApproveForRun, backend.AlwaysAllowWorkspace,
+		backend.RejectAndTell, backend.RejectAndStop}
 	if ap.Kind != ActionMCP || ap.Risk != backend.RiskHigh || !slices.Equal(ap.DecisionsOffered, want) {
 		t.Errorf("approval: kind %s risk %s offered %v", ap.Kind, ap.Risk, ap.DecisionsOffered)
 	}

@@ -15,10 +15,11 @@ import (
 	"agenthub/backend"
 )
 
-// ActionMCP is the action class of an MCP tool call. The policy has no
-// rules for it, so it asks (AP1), and no grant pattern exists for it, so
-// only approve once and the rejections are offered.
-const ActionMCP backend.ActionKind = "mcp"
+// ActionMCP is the action class of an MCP tool call. Without a matching
+// [[mcp]] rule of the workspace policy it asks (AP1); the grant of "approve
+// for this run" and "always allow" covers one tool of one server with any
+// arguments (docs/POLICY.md).
+const ActionMCP = backend.ActionMCP
 
 // Prefix starts the name of every MCP tool.
 const Prefix = "mcp__"
@@ -105,8 +106,12 @@ func (t *tool) Action(_ context.Context, _ backend.ToolEnv, args json.RawMessage
 	case ann != nil && ann.DestructiveHint != nil && !*ann.DestructiveHint:
 		risk = backend.RiskMedium
 	}
-	subject, err := json.Marshal(map[string]any{"kind": ActionMCP, "server": t.srv.cfg.Name, "tool": t.def.Name,
-		"arguments": json.RawMessage(args)})
+	subj := map[string]any{"kind": ActionMCP, "server": t.srv.cfg.Name, "tool": t.def.Name,
+		"arguments": json.RawMessage(args)}
+	if ann != nil && ann.ReadOnlyHint {
+		subj["read_only"] = true // what [[mcp]] rules with read_only = true match
+	}
+	subject, err := json.Marshal(subj)
 	if err != nil {
 		return nil, fmt.Errorf("subject of %s: %w", t.spec.Name, err)
 	}

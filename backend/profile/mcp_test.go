@@ -58,3 +58,26 @@ headers = [{ name = "A B", env = "A" }]`, "field name"},
 		t.Errorf("parsed %+v", s)
 	}
 }
+
+// TestParsePolicyOverrides: a profile's [policy] uses the workspace file's
+// rule syntax and may only ask or deny.
+func TestParsePolicyOverrides(t *testing.T) {
+	const head = "name = \"x\"\nruntime = \"native\"\nprovider = \"openai\"\nmodel = \"m\"\n"
+	p, err := Parse([]byte(head + "[[policy.mcp]]\nid = \"no-drop\"\nserver = \"db\"\ntool = \"drop_*\"\nverdict = \"deny\"\n" +
+		"[[policy.shell]]\nprefix = [\"curl\"]\nverdict = \"ask\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Policy.MCP) != 1 || p.Policy.MCP[0].Tool != "drop_*" || len(p.Policy.Shell) != 1 {
+		t.Errorf("parsed %+v", p.Policy)
+	}
+	for text, want := range map[string]string{
+		"[[policy.mcp]]\nserver = \"db\"\nverdict = \"allow\"\n":       "only tighten",
+		"[[policy.mcp]]\nserver = \"db\"\nverdict = \"deny\"\nx = 1\n": "x",
+		"[[policy.mcp]]\ntool = \"t\"\nverdict = \"deny\"\n":           "server",
+	} {
+		if _, err := Parse([]byte(head + text)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: err = %v, want %q", text, err, want)
+		}
+	}
+}

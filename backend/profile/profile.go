@@ -23,6 +23,7 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
+	"agenthub/backend/approval"
 	"agenthub/backend/keychain"
 )
 
@@ -82,8 +83,11 @@ type Profile struct {
 	// a delegate seed may set only these, and only these come back.
 	StateKeys []string `toml:"state_keys"`
 	// MCP lists the MCP servers whose tools a native run is offered.
-	MCP  []MCPServer `toml:"mcp_servers"`
-	File string      `toml:"-"` // the file it came from
+	MCP []MCPServer `toml:"mcp_servers"`
+	// Policy holds the profile's policy overrides: rules in the syntax of
+	// the workspace policy file that may only ask or deny (docs/POLICY.md).
+	Policy approval.Policy `toml:"policy"`
+	File   string          `toml:"-"` // the file it came from
 }
 
 // Stop holds the stop conditions (run-model.md §6).
@@ -177,6 +181,9 @@ func (p Profile) validate() error {
 		if !stateKeyRE.MatchString(k) {
 			return fmt.Errorf("state_keys: %q: use lower case letters, digits and '_', starting with a letter", k)
 		}
+	}
+	if err := p.Policy.ValidateOverrides(); err != nil {
+		return err
 	}
 	return validateMCP(p.MCP)
 }
