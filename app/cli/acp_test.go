@@ -24,6 +24,12 @@ import (
 
 func init() { acptest.MaybeServeAgent() }
 
+// acceptAll is the profile setting an arbitrary ACP agent needs to run
+// under the default policy: it may write, run commands and fetch without
+// asking, so its gating of every kind is advisory (acp.Capabilities), and
+// AgentHub refuses the run unless the profile accepts that.
+const acceptAll = "\naccept_advisory = [\"write\", \"patch\", \"shell\", \"network\"]"
+
 // acpRun runs one task on an acp profile whose agent plays script.
 func acpRun(t *testing.T, onApproval string, setup func(dir string) acptest.Script) (string, []backend.Event, int, string) {
 	t.Helper()
@@ -40,7 +46,7 @@ func acpRun(t *testing.T, onApproval string, setup func(dir string) acptest.Scri
 	for _, c := range cmd {
 		quoted = append(quoted, fmt.Sprintf("%q", c))
 	}
-	writeACPProfile(t, env, "runtime = \"acp\"\ncommand = ["+strings.Join(quoted, ", ")+"]\nrun_timeout = \"1m\"")
+	writeACPProfile(t, env, "runtime = \"acp\"\ncommand = ["+strings.Join(quoted, ", ")+"]\nrun_timeout = \"1m\""+acceptAll)
 	code, out, errOut := runCLI(t, env, "run", "--workspace", dir, "--profile", "gm", "--json",
 		"--on-approval", onApproval, "do the task")
 	if strings.Contains(out, dir) {
@@ -135,12 +141,8 @@ func TestACPWriteWithoutPermissionIsAStagedPatch(t *testing.T) {
 // hunk, and the agent gets the reason back intact.
 func TestACPPartialEditTellsTheAgent(t *testing.T) {
 	t.Parallel()
-	before := "alpha\n1\n2\n3\n4\n5\n6\n7\n8\n9\n10\nomega\n"
-	proposed := strings.Replace(strings.Replace(before, "alpha", "ALPHA", 1), "omega", "OMEGA", 1)
 	env, dir := newGitWorkspace(t)
-	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte(before), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	before, proposed := twoHunkFile(t, dir)
 	bin, _ := os.Executable()
 	f := &acptest.File{Path: "a.txt", Content: proposed}
 	cmd, err := acptest.WriteScript(t.TempDir(), bin, acptest.Script{Steps: []acptest.Step{
@@ -148,19 +150,13 @@ func TestACPPartialEditTellsTheAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeACPProfile(t, env, fmt.Sprintf("runtime = \"acp\"\ncommand = [%q, %q, %q]", cmd[0], cmd[1], cmd[2]))
+	writeACPProfile(t, env, fmt.Sprintf("runtime = \"acp\"\ncommand = [%q, %q, %q]", cmd[0], cmd[1], cmd[2])+acceptAll)
 	core, run := startProfileRun(t, env, dir, "gm", "edit")
 	tk := waitForApproval(t, core, run.ID)
-	if err := decideHunks(core, tk, 0, "keep omega"); err != nil {
-		t.Fatal(err)
-	}
-	if sum := waitForEnd(t, core, run.ID); sum.State != backend.RunCompleted {
-		t.Fatalf("run: %+v", sum)
-	}
+	evs := approveFirstHunk(t, core, run.ID, tk)
 	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != strings.Replace(before, "alpha", "ALPHA", 1) {
 		t.Fatalf("a.txt: %q", b)
 	}
-	evs := runEvents(t, core, run.ID)
 	text := finalText(evs)
 	if !strings.Contains(text, "allowed opt_allow_once") || !strings.Contains(text,
 		"write error: AgentHub: only part of this change was approved; the reviewer approved 1 of 2 hunks and rejected @@ -9,4 +9,4 @@ (reason: keep omega)") {
@@ -229,7 +225,7 @@ func TestACPCancelSendsSessionCancelThenStops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeACPProfile(t, env, fmt.Sprintf("runtime = \"acp\"\ncommand = [%q, %q, %q]", cmd[0], cmd[1], cmd[2]))
+	writeACPProfile(t, env, fmt.Sprintf("runtime = \"acp\"\ncommand = [%q, %q, %q]", cmd[0], cmd[1], cmd[2])+acceptAll)
 	core, run := startProfileRun(t, env, dir, "gm", "think")
 	var pids []int
 	for deadline := time.Now().Add(30 * time.Second); len(pids) == 0 || !hasType(runEvents(t, core, run.ID), backend.EvRuntimeStarted); time.Sleep(50 * time.Millisecond) {
@@ -288,20 +284,4 @@ func TestACPAuthRequiredIsRuntimeUnavailable(t *testing.T) {
 		!strings.Contains(out, "key_env") {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
-}
-
-// decideHunks approves one hunk of a patch approval.
-func decideHunks(core *api.Core, tk backend.ApprovalRequest, hunk int, reason string) error {
-	_, err := api.NewApprovalsAPI(core).Decide(backend.Decision{ApprovalID: tk.ID, Kind: backend.ApproveOnce,
-		SubjectHash: tk.SubjectHash, Hunks: []backend.HunkRef{{Path: "a.txt", Index: hunk}}, Reason: reason})
-	return err
-}
-
-func runEvents(t *testing.T, core *api.Core, runID string) []backend.Event {
-	t.Helper()
-	evs, err := api.NewRunsAPI(core).Events(runID, 0, 1000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return evs
 }

@@ -6,11 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"agenthub/app/api"
 	"agenthub/backend"
 	"agenthub/backend/llm/llmtest"
 	"agenthub/backend/runtime/claude"
@@ -21,40 +19,16 @@ import (
 // the CLI. scripts/deps.sh test installs the CLI; the Makefile points
 // AGENTHUB_CLAUDE_BIN at it.
 
-// claudeBin returns the pinned CLI. Under CI a missing CLI fails the test;
-// elsewhere the test is skipped with the install step.
-func claudeBin(t *testing.T) string {
-	t.Helper()
-	bin := os.Getenv("AGENTHUB_CLAUDE_BIN")
-	if bin == "" {
-		if root, err := filepath.Abs("../.."); err == nil {
-			bin = filepath.Join(root, ".cache", "agent-clis", "node_modules", ".bin", "claude")
-		}
-	}
-	if _, err := os.Stat(bin); err != nil {
-		msg := "the pinned Claude Code CLI is not installed; install it with `scripts/deps.sh test` " +
-			"(npm install --prefix .cache/agent-clis @anthropic-ai/claude-code@" + claude.TestedVersion + ")"
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return bin
-}
+// claudeCLI is the pinned Claude Code CLI.
+var claudeCLI = pinned{env: "AGENTHUB_CLAUDE_BIN", bin: "claude", label: "Claude Code",
+	pkg: "@anthropic-ai/claude-code@" + claude.TestedVersion}
 
 // writeClaudeProfile puts a claude profile pointing at baseURL into the
 // data dir.
 func writeClaudeProfile(t *testing.T, env map[string]string, command, baseURL string) {
 	t.Helper()
-	dir := filepath.Join(env["AGENTHUB_HOME"], "profiles")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	text := fmt.Sprintf("name = \"cc\"\nruntime = \"claude\"\nbase_url = %q\nmodel = \"claude-test\"\ncommand = %q\n"+
-		"run_timeout = \"2m\"\n[stop]\nmax_rounds = 10\n", baseURL, command)
-	if err := os.WriteFile(filepath.Join(dir, "cc.toml"), []byte(text), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	putProfile(t, env, "cc", fmt.Sprintf("name = \"cc\"\nruntime = \"claude\"\nbase_url = %q\nmodel = \"claude-test\"\n"+
+		"command = %q\nrun_timeout = \"2m\"\n[stop]\nmax_rounds = 10\n", baseURL, command))
 }
 
 // ccCall is a scripted tool call of a Claude Code tool.
@@ -77,18 +51,6 @@ func lastToolResult(req llmtest.Request) map[string]any {
 		}
 	}
 	return last
-}
-
-func eventsOf(evs []backend.Event, typ backend.EventType) []map[string]any {
-	var out []map[string]any
-	for _, ev := range evs {
-		if ev.Type == typ {
-			var p map[string]any
-			_ = json.Unmarshal(ev.Payload, &p)
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 func TestClaudeWriteApproved(t *testing.T) {
@@ -154,22 +116,12 @@ func claudeRun(t *testing.T, onApproval string, turns func(dir string) []llmtest
 func claudeRunEnv(t *testing.T, onApproval string, turns func(dir string) []llmtest.Turn) (map[string]string, string,
 	*llmtest.Server, []backend.Event) {
 	t.Helper()
-	bin := claudeBin(t)
+	bin := claudeCLI.path(t)
 	env, dir := newGitWorkspace(t)
 	srv := llmtest.NewAnthropic(turns(dir)...)
 	t.Cleanup(srv.Close)
 	writeClaudeProfile(t, env, bin, srv.URL)
-	start := time.Now()
-	code, out, errOut := runCLI(t, env, "run", "--workspace", dir, "--profile", "cc", "--json",
-		"--on-approval", onApproval, "do the task")
-	t.Logf("claude run took %s", time.Since(start).Round(time.Millisecond))
-	if code != 0 {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
-	}
-	if strings.Contains(out, dir) {
-		t.Errorf("an event holds the workspace's absolute path:\n%s", out)
-	}
-	return env, dir, srv, decodeNDJSON(t, out, 0)
+	return env, dir, srv, runTask(t, env, dir, "cc", onApproval)
 }
 
 func TestClaudeWriteRejectedTellsClaude(t *testing.T) {
@@ -257,32 +209,22 @@ func TestClaudeMissingBinaryIsRuntimeUnavailable(t *testing.T) {
 	t.Parallel()
 	env, dir := newGitWorkspace(t)
 	writeClaudeProfile(t, env, filepath.Join(t.TempDir(), "no", "claude"), "http://127.0.0.1:9")
-	code, out, errOut := runCLI(t, env, "run", "--workspace", dir, "--profile", "cc", "task")
-	if code != ExitFailed || !strings.Contains(out, "runtime_unavailable") || !strings.Contains(out, claude.InstallHint) {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
-	}
+	runFails(t, env, dir, "cc", "task", "runtime_unavailable", claude.InstallHint)
 }
 
 // TestClaudeCancelLeavesNoProcess cancels a run while Claude Code waits for
 // the model; its whole process group is gone afterwards.
 func TestClaudeCancelLeavesNoProcess(t *testing.T) {
 	t.Parallel()
-	bin := claudeBin(t)
+	bin := claudeCLI.path(t)
 	srv := llmtest.NewAnthropic(llmtest.Turn{Text: []string{"Thinking"}, Hang: true})
 	defer srv.Close()
 	env, dir := newGitWorkspace(t)
 	writeClaudeProfile(t, env, bin, srv.URL)
-	core, run := startAPIRun(t, env, dir, "think")
-	pgid := waitForProcessIn(t, dir, srv)
-	sum, err := api.NewRunsAPI(core).Cancel(run.ID)
-	if err != nil || sum.State != backend.RunCancelled {
-		t.Fatalf("cancel: %+v %v", sum, err)
-	}
-	for deadline := time.Now().Add(10 * time.Second); syscall.Kill(-pgid, 0) == nil; time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("process group %d survived the cancel", pgid)
-		}
-	}
+	core, run := startProfileRun(t, env, dir, "cc", "think")
+	pgid := groupOf(t, waitForAgent(t, dir, "Claude Code", func() bool { return len(srv.Requests()) > 0 })[0])
+	cancel(t, core, run.ID)
+	waitGone(t, pgid, nil, 10*time.Second)
 	if left := processesIn(dir); len(left) > 0 {
 		t.Fatalf("processes left in the workspace: %v", left)
 	}
@@ -293,13 +235,9 @@ func TestClaudeCancelLeavesNoProcess(t *testing.T) {
 // hunk, and is told which hunk was rejected.
 func TestClaudePartialApprovalWritesOnlyApprovedHunks(t *testing.T) {
 	t.Parallel()
-	bin := claudeBin(t)
+	bin := claudeCLI.path(t)
 	env, dir := newGitWorkspace(t)
-	before := "alpha\n1\n2\n3\n4\n5\n6\n7\n8\n9\n10\nomega\n"
-	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte(before), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	proposed := strings.Replace(strings.Replace(before, "alpha", "ALPHA", 1), "omega", "OMEGA", 1)
+	before, proposed := twoHunkFile(t, dir)
 	srv := llmtest.NewAnthropic(
 		llmtest.Turn{Calls: []llmtest.Call{ccCall("toolu_1", "Read", map[string]any{"file_path": dir + "/a.txt"})}},
 		llmtest.Turn{Calls: []llmtest.Call{ccCall("toolu_2", "Write", map[string]any{"file_path": dir + "/a.txt", "content": proposed})}},
@@ -307,23 +245,12 @@ func TestClaudePartialApprovalWritesOnlyApprovedHunks(t *testing.T) {
 	)
 	defer srv.Close()
 	writeClaudeProfile(t, env, bin, srv.URL)
-	core, run := startAPIRun(t, env, dir, "edit a.txt")
+	core, run := startProfileRun(t, env, dir, "cc", "edit a.txt")
 	tk := waitForApproval(t, core, run.ID)
-	if _, err := api.NewApprovalsAPI(core).Decide(backend.Decision{ApprovalID: tk.ID, Kind: backend.ApproveOnce,
-		SubjectHash: tk.SubjectHash, Hunks: []backend.HunkRef{{Path: "a.txt", Index: 0}}, Reason: "keep omega"}); err != nil {
-		t.Fatal(err)
-	}
-	sum := waitForEnd(t, core, run.ID)
-	if sum.State != backend.RunCompleted {
-		t.Fatalf("run: %+v", sum)
-	}
+	evs := approveFirstHunk(t, core, run.ID, tk)
 	want := strings.Replace(before, "alpha", "ALPHA", 1)
 	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != want {
 		t.Fatalf("a.txt: %q, want only the approved hunk", b)
-	}
-	evs, _ := api.NewRunsAPI(core).Events(run.ID, 0, 1000)
-	if rej := eventsOf(evs, backend.EvPatchRejected); len(rej) != 1 || rej[0]["comment"] != "keep omega" {
-		t.Fatalf("run.patch.rejected: %v", rej)
 	}
 	if applied := eventsOf(evs, backend.EvPatchApplied); len(applied) != 1 || applied[0]["matchesApproval"] != true {
 		t.Fatalf("run.patch.applied: %v", applied)
@@ -332,79 +259,6 @@ func TestClaudePartialApprovalWritesOnlyApprovedHunks(t *testing.T) {
 	if len(reqs) != 3 || !strings.Contains(string(reqs[2].Raw), "the reviewer approved 1 of 2 hunks and rejected @@ -9,4 +9,4 @@ (reason: keep omega)") {
 		t.Fatalf("Claude was not told which hunks were rejected (%d requests)", len(reqs))
 	}
-}
-
-// startAPIRun opens the data dir and starts a run on the claude profile.
-func startAPIRun(t *testing.T, env map[string]string, dir, task string) (*api.Core, backend.RunSummary) {
-	t.Helper()
-	core, err := api.Open(t.Context(), api.Config{Home: env["AGENTHUB_HOME"], Surface: backend.SurfaceCLI})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = core.Close() })
-	ws, err := findWorkspace(core, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	run, err := api.NewRunsAPI(core).Start(api.StartRun{WorkspaceID: ws.ID, Profile: "cc", Task: task})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return core, run
-}
-
-func waitForApproval(t *testing.T, core *api.Core, runID string) backend.ApprovalRequest {
-	t.Helper()
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if tks, _ := api.NewApprovalsAPI(core).ForRun(runID); len(tks) > 0 {
-			return tks[0]
-		}
-	}
-	t.Fatal("no approval was requested")
-	return backend.ApprovalRequest{}
-}
-
-func waitForEnd(t *testing.T, core *api.Core, runID string) backend.RunSummary {
-	t.Helper()
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if sum, _ := api.NewRunsAPI(core).Get(runID); sum.State.Terminal() {
-			return sum
-		}
-	}
-	t.Fatal("the run did not end")
-	return backend.RunSummary{}
-}
-
-// waitForProcessIn waits until Claude Code runs in dir and has asked the
-// model, and returns its process group.
-func waitForProcessIn(t *testing.T, dir string, srv *llmtest.Server) int {
-	t.Helper()
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if pids := processesIn(dir); len(pids) > 0 && len(srv.Requests()) > 0 {
-			pgid, err := syscall.Getpgid(pids[0])
-			if err == nil {
-				return pgid
-			}
-		}
-	}
-	t.Fatal("Claude Code did not start in the workspace")
-	return 0
-}
-
-// processesIn lists the processes whose working directory is dir.
-func processesIn(dir string) []int {
-	entries, _ := os.ReadDir("/proc")
-	var pids []int
-	for _, e := range entries {
-		var pid int
-		if _, err := fmt.Sscanf(e.Name(), "%d", &pid); err != nil {
-			continue
-		}
-		if cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd")); err == nil && cwd == dir {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
 }
 
 // fakeClaude writes a shell script that stands in for the CLI: it reports
@@ -432,14 +286,7 @@ echo '{"type":"result","subtype":"success","is_error":false,"result":"All done."
 cat >/dev/null`)
 	env, dir := newGitWorkspace(t)
 	writeClaudeProfile(t, env, bin, "http://127.0.0.1:9")
-	code, out, errOut := runCLI(t, env, "run", "--workspace", dir, "--profile", "cc", "--json", "task")
-	if code != 0 {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
-	}
-	if strings.Contains(out, dir) {
-		t.Errorf("an event holds the workspace's absolute path:\n%s", out)
-	}
-	evs := decodeNDJSON(t, out, 0)
+	evs := runJSON(t, env, dir, "run", "--workspace", dir, "--profile", "cc", "--json", "task")
 	if d := eventsOf(evs, claude.EvVersionDrift); len(d) != 1 || d[0]["version"] != "2.0.1" {
 		t.Fatalf("drift: %v", d)
 	}
@@ -461,10 +308,9 @@ func TestClaudeExitFailsWithStderr(t *testing.T) {
 	bin := fakeClaude(t, `echo "Invalid API key · Please run /login in $PWD" >&2; exit 1`)
 	env, dir := newGitWorkspace(t)
 	writeClaudeProfile(t, env, bin, "http://127.0.0.1:9")
-	code, out, errOut := runCLI(t, env, "run", "--workspace", dir, "--profile", "cc", "task")
-	if code != ExitFailed || !strings.Contains(out, "runtime_unavailable") || !strings.Contains(out, "exited with code 1") ||
-		!strings.Contains(out, "Please run /login in .") || strings.Contains(out, dir) {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	out := runFails(t, env, dir, "cc", "task", "runtime_unavailable", "exited with code 1", "Please run /login in .")
+	if strings.Contains(out, dir) {
+		t.Fatalf("the output holds the workspace's absolute path:\n%s", out)
 	}
 }
 
@@ -472,23 +318,11 @@ func TestClaudeExitFailsWithStderr(t *testing.T) {
 // the profile's run timeout; its process group is stopped.
 func TestClaudeHangIsRunTimeout(t *testing.T) {
 	t.Parallel()
-	bin := claudeBin(t)
+	bin := claudeCLI.path(t)
 	srv := llmtest.NewAnthropic(llmtest.Turn{Text: []string{"Thinking"}, Hang: true})
 	defer srv.Close()
 	env, dir := newGitWorkspace(t)
 	writeClaudeProfile(t, env, bin, srv.URL)
-	p := filepath.Join(env["AGENTHUB_HOME"], "profiles", "cc.toml")
-	text, _ := os.ReadFile(p)
-	if err := os.WriteFile(p, []byte(strings.Replace(string(text), `run_timeout = "2m"`, `run_timeout = "6s"`, 1)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	code, out, errOut := runCLI(t, env, "run", "--workspace", dir, "--profile", "cc", "think")
-	if code != ExitFailed || !strings.Contains(out, "run_timeout") {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
-	}
-	for deadline := time.Now().Add(10 * time.Second); len(processesIn(dir)) > 0; time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("processes left after the timeout: %v", processesIn(dir))
-		}
-	}
+	setRunTimeout(t, env, "cc", "6s")
+	timesOut(t, env, dir, "cc")
 }

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -22,40 +21,16 @@ import (
 // scripts/deps.sh test installs the CLI; the Makefile points
 // AGENTHUB_CODEX_BIN at it.
 
-// codexBin returns the pinned CLI. Under CI a missing CLI fails the test;
-// elsewhere the test is skipped with the install step.
-func codexBin(t *testing.T) string {
-	t.Helper()
-	bin := os.Getenv("AGENTHUB_CODEX_BIN")
-	if bin == "" {
-		if root, err := filepath.Abs("../.."); err == nil {
-			bin = filepath.Join(root, ".cache", "agent-clis", "codex", "node_modules", ".bin", "codex")
-		}
-	}
-	if _, err := os.Stat(bin); err != nil {
-		msg := "the pinned Codex CLI is not installed; install it with `scripts/deps.sh test` " +
-			"(npm install --prefix .cache/agent-clis/codex @openai/codex@" + codex.TestedVersion + ")"
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return bin
-}
+// codexCLI is the pinned Codex CLI.
+var codexCLI = pinned{env: "AGENTHUB_CODEX_BIN", dir: "codex", bin: "codex", label: "Codex",
+	pkg: "@openai/codex@" + codex.TestedVersion}
 
 // writeCodexProfile puts a codex profile "cx" pointing at baseURL into the
 // data dir; extra lines are appended before the [stop] table.
 func writeCodexProfile(t *testing.T, env map[string]string, command, baseURL, extra string) {
 	t.Helper()
-	dir := filepath.Join(env["AGENTHUB_HOME"], "profiles")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	text := fmt.Sprintf("name = \"cx\"\nruntime = \"codex\"\nbase_url = %q\nmodel = \"gpt-5.5\"\ncommand = %q\n"+
-		"run_timeout = \"2m\"\n%s\n[stop]\nmax_rounds = 12\n", baseURL+"/v1", command, extra)
-	if err := os.WriteFile(filepath.Join(dir, "cx.toml"), []byte(text), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	putProfile(t, env, "cx", fmt.Sprintf("name = \"cx\"\nruntime = \"codex\"\nbase_url = %q\nmodel = \"gpt-5.5\"\n"+
+		"command = %q\nrun_timeout = \"2m\"\n%s\n[stop]\nmax_rounds = 12\n", baseURL+"/v1", command, extra))
 }
 
 // codexRun runs the profile through `agenthub run --json` and returns the
@@ -63,22 +38,12 @@ func writeCodexProfile(t *testing.T, env map[string]string, command, baseURL, ex
 // workspace path, which only exists once the workspace does.
 func codexRun(t *testing.T, onApproval, extra string, turns func(dir string) []codextest.Turn) (string, *codextest.Server, []backend.Event) {
 	t.Helper()
-	bin := codexBin(t)
+	bin := codexCLI.path(t)
 	env, dir := newGitWorkspace(t)
 	srv := codextest.New(turns(dir)...)
 	t.Cleanup(srv.Close)
 	writeCodexProfile(t, env, bin, srv.URL, extra)
-	start := time.Now()
-	code, out, errOut := runCLI(t, env, "run", "--workspace", dir, "--profile", "cx", "--json",
-		"--on-approval", onApproval, "do the task")
-	t.Logf("codex run took %s", time.Since(start).Round(time.Millisecond))
-	if code != 0 {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
-	}
-	if strings.Contains(out, dir) {
-		t.Errorf("an event holds the workspace's absolute path:\n%s", out)
-	}
-	return dir, srv, decodeNDJSON(t, out, 0)
+	return dir, srv, runTask(t, env, dir, "cx", onApproval)
 }
 
 const addHello = "*** Begin Patch\n*** Add File: hello.txt\n+hello\n*** End Patch\n"
@@ -310,7 +275,7 @@ const editBoth = "*** Begin Patch\n*** Update File: a.txt\n@@\n-alpha\n+ALPHA\n 
 // rejected hunk, and tells the agent why.
 func TestCodexPartialApprovalDeclinesTheWholePatch(t *testing.T) {
 	t.Parallel()
-	bin := codexBin(t)
+	bin := codexCLI.path(t)
 	env, dir := newGitWorkspace(t)
 	commitFile(t, dir, "a.txt", twoHunks)
 	srv := codextest.New(
@@ -319,24 +284,14 @@ func TestCodexPartialApprovalDeclinesTheWholePatch(t *testing.T) {
 	)
 	defer srv.Close()
 	writeCodexProfile(t, env, bin, srv.URL, "")
-	core, run := startCodexRun(t, env, dir, "edit a.txt")
+	core, run := startProfileRun(t, env, dir, "cx", "edit a.txt")
 	tk := waitForApproval(t, core, run.ID)
 	if !strings.Contains(string(tk.Preview), `"partialApply":false`) {
 		t.Fatalf("the preview must say the patch applies whole: %s", tk.Preview)
 	}
-	if _, err := api.NewApprovalsAPI(core).Decide(backend.Decision{ApprovalID: tk.ID, Kind: backend.ApproveOnce,
-		SubjectHash: tk.SubjectHash, Hunks: []backend.HunkRef{{Path: "a.txt", Index: 0}}, Reason: "keep omega"}); err != nil {
-		t.Fatal(err)
-	}
-	if sum := waitForEnd(t, core, run.ID); sum.State != backend.RunCompleted {
-		t.Fatalf("run: %+v", sum)
-	}
+	approveFirstHunk(t, core, run.ID, tk)
 	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != twoHunks {
 		t.Fatalf("a.txt: %q, want it untouched", b)
-	}
-	evs, _ := api.NewRunsAPI(core).Events(run.ID, 0, 1000)
-	if rej := eventsOf(evs, backend.EvPatchRejected); len(rej) != 1 || rej[0]["comment"] != "keep omega" {
-		t.Fatalf("run.patch.rejected: %v", rej)
 	}
 	saw := modelSaw(srv, 1)
 	if !strings.Contains(saw, "patch rejected by user") || !strings.Contains(saw, "approved only part") ||
@@ -352,7 +307,7 @@ func TestCodexMultiFilePatch(t *testing.T) {
 	t.Parallel()
 	patch := "*** Begin Patch\n*** Update File: README.md\n@@\n-A small project.\n+A tiny project.\n" +
 		"*** Add File: docs/new.md\n+# New\n*** Delete File: old.txt\n*** End Patch\n"
-	bin := codexBin(t)
+	bin := codexCLI.path(t)
 	env, dir := newGitWorkspace(t)
 	commitFile(t, dir, "old.txt", "bye\n")
 	srv := codextest.New(codextest.Turn{Calls: []codextest.Call{codextest.ApplyPatch("call_p1", patch)}},
@@ -387,13 +342,13 @@ func TestCodexMultiFilePatch(t *testing.T) {
 func TestCodexOneRejectedFileDeclinesThePatch(t *testing.T) {
 	t.Parallel()
 	patch := "*** Begin Patch\n*** Add File: a.txt\n+a\n*** Add File: b.txt\n+b\n*** End Patch\n"
-	bin := codexBin(t)
+	bin := codexCLI.path(t)
 	env, dir := newGitWorkspace(t)
 	srv := codextest.New(codextest.Turn{Calls: []codextest.Call{codextest.ApplyPatch("call_p1", patch)}},
 		codextest.Turn{Text: []string{"Ok."}})
 	defer srv.Close()
 	writeCodexProfile(t, env, bin, srv.URL, "")
-	core, run := startCodexRun(t, env, dir, "two files")
+	core, run := startProfileRun(t, env, dir, "cx", "two files")
 	decided := map[string]bool{}
 	for len(decided) < 2 {
 		tks, _ := api.NewApprovalsAPI(core).ForRun(run.ID)
@@ -426,86 +381,12 @@ func TestCodexOneRejectedFileDeclinesThePatch(t *testing.T) {
 	}
 }
 
-// startCodexRun opens the data dir and starts a run on the codex profile.
-func startCodexRun(t *testing.T, env map[string]string, dir, task string) (*api.Core, backend.RunSummary) {
-	t.Helper()
-	core, err := api.Open(t.Context(), api.Config{Home: env["AGENTHUB_HOME"], Surface: backend.SurfaceCLI})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = core.Close() })
-	ws, err := findWorkspace(core, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	run, err := api.NewRunsAPI(core).Start(api.StartRun{WorkspaceID: ws.ID, Profile: "cx", Task: task})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return core, run
-}
-
 // codexProcesses waits until Codex runs in dir and has asked the model,
 // and returns its pid and every process below it.
 func codexProcesses(t *testing.T, dir string, srv *codextest.Server) (int, []int) {
 	t.Helper()
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if pids := processesIn(dir); len(pids) > 0 && len(srv.ModelRequests()) > 0 {
-			return pids[0], append(pids, childrenOf(pids)...)
-		}
-	}
-	t.Fatal("Codex did not start in the workspace")
-	return 0, nil
-}
-
-// childrenOf lists every process whose parent chain leads to one of pids.
-func childrenOf(pids []int) []int {
-	parent := map[int]int{}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		var pid, ppid int
-		if _, err := fmt.Sscanf(e.Name(), "%d", &pid); err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		s := string(b) // pid (comm) state ppid …; comm may hold spaces
-		if i := strings.LastIndexByte(s, ')'); i >= 0 {
-			if f := strings.Fields(s[i+1:]); len(f) > 1 {
-				_, _ = fmt.Sscanf(f[1], "%d", &ppid)
-			}
-		}
-		parent[pid] = ppid
-	}
-	var out []int
-	for changed := true; changed; {
-		changed = false
-		for pid, pp := range parent {
-			if (slices.Contains(pids, pp) || slices.Contains(out, pp)) && !slices.Contains(out, pid) && !slices.Contains(pids, pid) {
-				out, changed = append(out, pid), true
-			}
-		}
-	}
-	return out
-}
-
-// alive reports the pids that still exist (zombies count as gone).
-func alive(pids []int) []int {
-	var out []int
-	for _, p := range pids {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p))
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		if i := strings.LastIndexByte(s, ')'); i >= 0 && strings.HasPrefix(strings.TrimSpace(s[i+1:]), "Z") {
-			continue
-		}
-		out = append(out, p)
-	}
-	return out
+	pids := waitForAgent(t, dir, "Codex", func() bool { return len(srv.ModelRequests()) > 0 })
+	return pids[0], append(pids, descendants(pids)...)
 }
 
 // TestCodexCancelLeavesNoProcess cancels a run while Codex waits for the
@@ -513,28 +394,18 @@ func alive(pids []int) []int {
 // process it started is left.
 func TestCodexCancelLeavesNoProcess(t *testing.T) {
 	t.Parallel()
-	bin := codexBin(t)
+	bin := codexCLI.path(t)
 	srv := codextest.New(codextest.Turn{Text: []string{"Thinking"}, Hang: true})
 	defer srv.Close()
 	env, dir := newGitWorkspace(t)
 	writeCodexProfile(t, env, bin, srv.URL, "")
-	core, run := startCodexRun(t, env, dir, "think")
+	core, run := startProfileRun(t, env, dir, "cx", "think")
 	leader, pids := codexProcesses(t, dir, srv)
-	pgid, err := syscall.Getpgid(leader)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pgid := groupOf(t, leader)
 	t.Logf("codex pid %d, group %d, processes %v", leader, pgid, pids)
 	start := time.Now()
-	sum, err := api.NewRunsAPI(core).Cancel(run.ID)
-	if err != nil || sum.State != backend.RunCancelled {
-		t.Fatalf("cancel: %+v %v", sum, err)
-	}
-	for deadline := time.Now().Add(10 * time.Second); syscall.Kill(-pgid, 0) == nil || len(alive(pids)) > 0; time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("processes survived the cancel: group %d, %v", pgid, alive(pids))
-		}
-	}
+	cancel(t, core, run.ID)
+	waitGone(t, pgid, pids, 10*time.Second)
 	t.Logf("every process gone %s after the cancel", time.Since(start).Round(time.Millisecond))
 	if left := processesIn(dir); len(left) > 0 {
 		t.Fatalf("processes left in the workspace: %v", left)
@@ -545,53 +416,34 @@ func TestCodexCancelLeavesNoProcess(t *testing.T) {
 // profile's run timeout; its process group is stopped.
 func TestCodexHangIsRunTimeout(t *testing.T) {
 	t.Parallel()
-	bin := codexBin(t)
+	bin := codexCLI.path(t)
 	srv := codextest.New(codextest.Turn{Text: []string{"Thinking"}, Hang: true})
 	defer srv.Close()
 	env, dir := newGitWorkspace(t)
 	writeCodexProfile(t, env, bin, srv.URL, "")
-	p := filepath.Join(env["AGENTHUB_HOME"], "profiles", "cx.toml")
-	text, _ := os.ReadFile(p)
-	if err := os.WriteFile(p, []byte(strings.Replace(string(text), `run_timeout = "2m"`, `run_timeout = "8s"`, 1)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	code, out, errOut := runCLI(t, env, "run", "--workspace", dir, "--profile", "cx", "think")
-	if code != ExitFailed || !strings.Contains(out, "run_timeout") {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
-	}
-	for deadline := time.Now().Add(10 * time.Second); len(processesIn(dir)) > 0; time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("processes left after the timeout: %v", processesIn(dir))
-		}
-	}
+	setRunTimeout(t, env, "cx", "8s")
+	timesOut(t, env, dir, "cx")
 }
 
 func TestCodexMissingBinaryIsRuntimeUnavailable(t *testing.T) {
 	t.Parallel()
 	env, dir := newGitWorkspace(t)
 	writeCodexProfile(t, env, filepath.Join(t.TempDir(), "no", "codex"), "http://127.0.0.1:9", "")
-	code, out, errOut := runCLI(t, env, "run", "--workspace", dir, "--profile", "cx", "task")
-	if code != ExitFailed || !strings.Contains(out, "runtime_unavailable") || !strings.Contains(out, codex.InstallHint) {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
-	}
+	runFails(t, env, dir, "cx", "task", "runtime_unavailable", codex.InstallHint)
 }
 
 // TestCodexBadKeyIsRuntimeUnavailable: the model server refuses the key;
 // the run fails with the auth step.
 func TestCodexBadKeyIsRuntimeUnavailable(t *testing.T) {
 	t.Parallel()
-	bin := codexBin(t)
+	bin := codexCLI.path(t)
 	refused := codextest.Turn{Status: 401,
 		Body: `{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}`}
 	srv := codextest.New(refused, refused, refused, refused, refused, refused, refused, refused)
 	defer srv.Close()
 	env, dir := newGitWorkspace(t)
 	writeCodexProfile(t, env, bin, srv.URL, "")
-	code, out, errOut := runCLI(t, env, "run", "--workspace", dir, "--profile", "cx", "task")
-	if code != ExitFailed || !strings.Contains(out, "runtime_unavailable") || !strings.Contains(out, "key_env") ||
-		!strings.Contains(out, "Incorrect API key") {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
-	}
+	runFails(t, env, dir, "cx", "task", "runtime_unavailable", "key_env", "Incorrect API key")
 	t.Logf("Codex sent %d requests with the refused key", len(srv.ModelRequests()))
 }
 
@@ -600,7 +452,7 @@ func TestCodexBadKeyIsRuntimeUnavailable(t *testing.T) {
 // the reason, before anything runs.
 func TestCodexExecRefusedWithoutAdvisoryGating(t *testing.T) {
 	t.Parallel()
-	bin := codexBin(t)
+	bin := codexCLI.path(t)
 	srv := codextest.New()
 	defer srv.Close()
 	env, dir := newGitWorkspace(t)
@@ -688,14 +540,7 @@ echo '{"method":"turn/completed","params":{"threadId":"t1","turn":{"id":"u1","st
 cat >/dev/null`)
 	env, dir := newGitWorkspace(t)
 	writeCodexProfile(t, env, bin, "http://127.0.0.1:9", "")
-	code, out, errOut := runCLI(t, env, "run", "--workspace", dir, "--profile", "cx", "--json", "task")
-	if code != 0 {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
-	}
-	if strings.Contains(out, dir) {
-		t.Errorf("an event holds the workspace's absolute path:\n%s", out)
-	}
-	evs := decodeNDJSON(t, out, 0)
+	evs := runJSON(t, env, dir, "run", "--workspace", dir, "--profile", "cx", "--json", "task")
 	if d := eventsOf(evs, codex.EvVersionDrift); len(d) != 1 || d[0]["version"] != "0.150.0" {
 		t.Fatalf("drift: %v", d)
 	}
@@ -727,10 +572,9 @@ func TestCodexExitFailsWithStderr(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = os.Unsetenv("AGENTHUB_CODEX_EXIT_TEST_KEY") })
 	writeCodexProfile(t, env, bin, "http://127.0.0.1:9", `key_env = "AGENTHUB_CODEX_EXIT_TEST_KEY"`)
-	code, out, errOut := runCLI(t, env, "run", "--workspace", dir, "--profile", "cx", "task")
-	if code != ExitFailed || !strings.Contains(out, "runtime_unavailable") || !strings.Contains(out, "exited with code 3") ||
-		!strings.Contains(out, "lost my way in .") || strings.Contains(out, dir) || strings.Contains(out, key) {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	out := runFails(t, env, dir, "cx", "task", "runtime_unavailable", "exited with code 3", "lost my way in .")
+	if strings.Contains(out, dir) || strings.Contains(out, key) {
+		t.Fatalf("the output holds the workspace's path or the key:\n%s", out)
 	}
 }
 
@@ -740,13 +584,13 @@ func TestCodexExitFailsWithStderr(t *testing.T) {
 // the process group.
 func TestCodexCancelDuringCommandLeavesNoProcess(t *testing.T) {
 	t.Parallel()
-	bin := codexBin(t)
+	bin := codexCLI.path(t)
 	srv := codextest.New(codextest.Turn{Calls: []codextest.Call{codextest.Exec("call_e1", "sleep 300", false)}},
 		codextest.Turn{Text: []string{"Slept."}})
 	defer srv.Close()
 	env, dir := newGitWorkspace(t)
 	writeCodexProfile(t, env, bin, srv.URL, "")
-	core, run := startCodexRun(t, env, dir, "sleep")
+	core, run := startProfileRun(t, env, dir, "cx", "sleep")
 	tk := waitForApproval(t, core, run.ID)
 	leader, _ := codexProcesses(t, dir, srv)
 	if _, err := api.NewApprovalsAPI(core).Decide(backend.Decision{ApprovalID: tk.ID, Kind: backend.ApproveOnce,
@@ -755,7 +599,7 @@ func TestCodexCancelDuringCommandLeavesNoProcess(t *testing.T) {
 	}
 	var pids []int
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		pids = append([]int{leader}, childrenOf([]int{leader})...)
+		pids = append([]int{leader}, descendants([]int{leader})...)
 		if slices.ContainsFunc(pids, func(p int) bool { return commOf(p) == "sleep" }) {
 			break
 		}
@@ -764,25 +608,10 @@ func TestCodexCancelDuringCommandLeavesNoProcess(t *testing.T) {
 		}
 	}
 	t.Logf("processes while the command runs: %v", describe(pids))
-	if sum, err := api.NewRunsAPI(core).Cancel(run.ID); err != nil || sum.State != backend.RunCancelled {
-		t.Fatalf("cancel: %+v %v", sum, err)
-	}
+	cancel(t, core, run.ID)
 	for deadline := time.Now().Add(15 * time.Second); len(alive(pids)) > 0; time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("processes survived the cancel: %v", describe(alive(pids)))
 		}
 	}
-}
-
-func commOf(pid int) string {
-	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
-	return strings.TrimSpace(string(b))
-}
-
-func describe(pids []int) []string {
-	var out []string
-	for _, p := range pids {
-		out = append(out, fmt.Sprintf("%d:%s", p, commOf(p)))
-	}
-	return out
 }

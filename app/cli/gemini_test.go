@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"agenthub/app/api"
 	"agenthub/backend"
 	"agenthub/backend/runtime/acp"
 	"agenthub/backend/runtime/acp/acptest"
@@ -20,38 +19,14 @@ import (
 // SQLite and the CLI. scripts/deps.sh test installs the CLI; the Makefile
 // points AGENTHUB_GEMINI_BIN at it.
 
-// geminiBin returns the pinned CLI. Under CI a missing CLI fails the test;
-// elsewhere the test is skipped with the install step.
-func geminiBin(t *testing.T) string {
-	t.Helper()
-	bin := os.Getenv("AGENTHUB_GEMINI_BIN")
-	if bin == "" {
-		if root, err := filepath.Abs("../.."); err == nil {
-			bin = filepath.Join(root, ".cache", "agent-clis", "gemini", "node_modules", ".bin", "gemini")
-		}
-	}
-	if _, err := os.Stat(bin); err != nil {
-		msg := "the pinned Gemini CLI is not installed; install it with `scripts/deps.sh test` " +
-			"(npm install --prefix .cache/agent-clis/gemini @google/gemini-cli@" + acp.GeminiTestedVersion + ")"
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return bin
-}
+// geminiCLI is the pinned Gemini CLI.
+var geminiCLI = pinned{env: "AGENTHUB_GEMINI_BIN", dir: "gemini", bin: "gemini", label: "Gemini",
+	pkg: "@google/gemini-cli@" + acp.GeminiTestedVersion}
 
 // writeACPProfile puts a profile named gm into the data dir.
 func writeACPProfile(t *testing.T, env map[string]string, body string) {
 	t.Helper()
-	dir := filepath.Join(env["AGENTHUB_HOME"], "profiles")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	text := "name = \"gm\"\n" + body + "\n[stop]\nmax_rounds = 20\n"
-	if err := os.WriteFile(filepath.Join(dir, "gm.toml"), []byte(text), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	putProfile(t, env, "gm", "name = \"gm\"\n"+body+"\n[stop]\nmax_rounds = 20\n")
 }
 
 func geminiProfile(bin, baseURL string) string {
@@ -62,22 +37,12 @@ func geminiProfile(bin, baseURL string) string {
 // workspace, the mock and the events.
 func geminiRun(t *testing.T, onApproval string, turns func(dir string) []acptest.Turn) (string, *acptest.Gemini, []backend.Event) {
 	t.Helper()
-	bin := geminiBin(t)
+	bin := geminiCLI.path(t)
 	env, dir := newGitWorkspace(t)
 	srv := acptest.NewGemini(turns(dir)...)
 	t.Cleanup(srv.Close)
 	writeACPProfile(t, env, geminiProfile(bin, srv.URL))
-	start := time.Now()
-	code, out, errOut := runCLI(t, env, "run", "--workspace", dir, "--profile", "gm", "--json",
-		"--on-approval", onApproval, "do the task")
-	t.Logf("gemini run took %s", time.Since(start).Round(time.Millisecond))
-	if code != 0 {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
-	}
-	if strings.Contains(out, dir) {
-		t.Errorf("an event holds the workspace's absolute path:\n%s", out)
-	}
-	return dir, srv, decodeNDJSON(t, out, 0)
+	return dir, srv, runTask(t, env, dir, "gm", onApproval)
 }
 
 func write(dir, name, content string) acptest.Call {
@@ -147,33 +112,19 @@ func TestGeminiWriteRejectedTellsAgent(t *testing.T) {
 // that hunk, and the model is told to read the file again.
 func TestGeminiPartialApprovalWritesOnlyApprovedHunks(t *testing.T) {
 	t.Parallel()
-	bin := geminiBin(t)
+	bin := geminiCLI.path(t)
 	env, dir := newGitWorkspace(t)
-	before := "alpha\n1\n2\n3\n4\n5\n6\n7\n8\n9\n10\nomega\n"
-	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte(before), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	proposed := strings.Replace(strings.Replace(before, "alpha", "ALPHA", 1), "omega", "OMEGA", 1)
+	before, proposed := twoHunkFile(t, dir)
 	srv := acptest.NewGemini(acptest.Turn{Calls: []acptest.Call{write(dir, "a.txt", proposed)}},
 		acptest.Turn{Text: []string{"Partly written."}})
 	defer srv.Close()
 	writeACPProfile(t, env, geminiProfile(bin, srv.URL))
 	core, run := startProfileRun(t, env, dir, "gm", "edit a.txt")
 	tk := waitForApproval(t, core, run.ID)
-	if _, err := api.NewApprovalsAPI(core).Decide(backend.Decision{ApprovalID: tk.ID, Kind: backend.ApproveOnce,
-		SubjectHash: tk.SubjectHash, Hunks: []backend.HunkRef{{Path: "a.txt", Index: 0}}, Reason: "keep omega"}); err != nil {
-		t.Fatal(err)
-	}
-	if sum := waitForEnd(t, core, run.ID); sum.State != backend.RunCompleted {
-		t.Fatalf("run: %+v", sum)
-	}
+	evs := approveFirstHunk(t, core, run.ID, tk)
 	want := strings.Replace(before, "alpha", "ALPHA", 1)
 	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != want {
 		t.Fatalf("a.txt: %q, want only the approved hunk", b)
-	}
-	evs, _ := api.NewRunsAPI(core).Events(run.ID, 0, 1000)
-	if rej := eventsOf(evs, backend.EvPatchRejected); len(rej) != 1 || rej[0]["comment"] != "keep omega" {
-		t.Fatalf("run.patch.rejected: %v", rej)
 	}
 	if applied := eventsOf(evs, backend.EvPatchApplied); len(applied) != 1 || applied[0]["matchesApproval"] != true {
 		t.Fatalf("run.patch.applied: %v", applied)
@@ -219,40 +170,76 @@ func TestGeminiShellIsAShellApproval(t *testing.T) {
 	})
 }
 
-// TestGeminiReadOnlyCommandsRunUnasked pins why Gemini's shell gating is
-// declared advisory: Gemini CLI 0.61.0 runs commands it deems read-only
-// (here `ls`) without a permission request; AgentHub sees them only as
-// runtime.tool_call events. When this test fails, the capability may be
-// raised to enforced.
-func TestGeminiReadOnlyCommandsRunUnasked(t *testing.T) {
+// TestGeminiReadOnlyCommandsAsk pins why Gemini's shell gating is declared
+// enforced: Gemini CLI 0.61.0 on its own runs commands it deems read-only
+// (ls, cat, grep, echo… in the workspace) without a permission request;
+// the policy AgentHub writes into its isolated HOME (acp/geminipolicy.go)
+// makes every command ask, so `ls` is a shell approval, and rejected it
+// never runs.
+func TestGeminiReadOnlyCommandsAsk(t *testing.T) {
 	t.Parallel()
-	_, _, evs := geminiRun(t, "reject", func(string) []acptest.Turn {
+	ls := func(string) []acptest.Turn {
 		return []acptest.Turn{{Calls: []acptest.Call{{Name: "run_shell_command", Args: map[string]any{"command": "ls"}}}},
 			{Text: []string{"Listed."}}}
-	})
-	if asked := eventsOf(evs, backend.EvApprovalRequested); len(asked) != 0 {
-		t.Fatalf("ls asked: %v", asked)
 	}
-	var ran bool
-	for _, c := range eventsOf(evs, acp.EvToolCall) {
-		ran = ran || c["title"] == "ls" && c["status"] == "completed"
+	for _, decision := range []string{"approve", "reject"} {
+		t.Run(decision, func(t *testing.T) {
+			t.Parallel()
+			_, srv, evs := geminiRun(t, decision, ls)
+			asked := eventsOf(evs, backend.EvApprovalRequested)
+			if len(asked) != 1 || asked[0]["kind"] != "shell" || asked[0]["enforcement"] != "enforced" ||
+				!strings.Contains(fmt.Sprint(asked[0]["preview"]), "command:ls") {
+				t.Fatalf("approval: %v", asked)
+			}
+			var ran bool
+			for _, c := range eventsOf(evs, acp.EvToolCall) {
+				ran = ran || c["title"] == "ls" && c["status"] == "completed"
+			}
+			if ran != (decision == "approve") {
+				t.Fatalf("ls ran = %v after %s: %v", ran, decision, eventsOf(evs, acp.EvToolCall))
+			}
+			reqs := srv.Requests()
+			_, resp := acptest.LastFunctionResponse(reqs[len(reqs)-1])
+			if rejected := strings.Contains(fmt.Sprint(resp["error"]), "canceled by the user"); rejected != (decision == "reject") {
+				t.Fatalf("the agent's function response after %s: %v", decision, resp)
+			}
+			for _, d := range declaredFunctions(reqs[0]) {
+				if d == "google_web_search" {
+					t.Fatal("google_web_search, which AgentHub cannot gate, is offered to the model")
+				}
+			}
+			if hasType(evs, backend.EvGatingAdvisory) {
+				t.Fatal("a gemini run recorded accepted advisory gating")
+			}
+		})
 	}
-	if !ran {
-		t.Fatalf("no runtime.tool_call for ls: %v", eventsOf(evs, acp.EvToolCall))
+	caps := acp.Capabilities(true)
+	if caps.Gating[backend.ActionShell] != backend.Enforced || caps.Gating[backend.ActionNetwork] != backend.Enforced {
+		t.Fatalf("Gemini's shell and network gating must be declared enforced: %v", caps.Gating)
 	}
-	if caps := acp.Capabilities(true); caps.Gating[backend.ActionShell] != backend.Advisory {
-		t.Fatal("Gemini's shell gating must be declared advisory")
+}
+
+// declaredFunctions names the tools a request to the Gemini API offers the
+// model.
+func declaredFunctions(req acptest.Request) []string {
+	var names []string
+	tools, _ := req.Body["tools"].([]any)
+	for _, tl := range tools {
+		decls, _ := tl.(map[string]any)["functionDeclarations"].([]any)
+		for _, d := range decls {
+			if name, ok := d.(map[string]any)["name"].(string); ok {
+				names = append(names, name)
+			}
+		}
 	}
+	return names
 }
 
 func TestGeminiMissingBinaryIsRuntimeUnavailable(t *testing.T) {
 	t.Parallel()
 	env, dir := newGitWorkspace(t)
 	writeACPProfile(t, env, geminiProfile(filepath.Join(t.TempDir(), "no", "gemini"), "http://127.0.0.1:9"))
-	code, out, errOut := runCLI(t, env, "run", "--workspace", dir, "--profile", "gm", "task")
-	if code != ExitFailed || !strings.Contains(out, "runtime_unavailable") || !strings.Contains(out, acp.GeminiInstallHint) {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
-	}
+	runFails(t, env, dir, "gm", "task", "runtime_unavailable", acp.GeminiInstallHint)
 }
 
 // TestGeminiCancelLeavesNoProcess cancels a run while Gemini CLI waits for
@@ -260,7 +247,7 @@ func TestGeminiMissingBinaryIsRuntimeUnavailable(t *testing.T) {
 // of the group, nor any child of the CLI, is left.
 func TestGeminiCancelLeavesNoProcess(t *testing.T) {
 	t.Parallel()
-	bin := geminiBin(t)
+	bin := geminiCLI.path(t)
 	srv := acptest.NewGemini(acptest.Turn{Text: []string{"Thinking"}, Hang: true})
 	defer srv.Close()
 	env, dir := newGitWorkspace(t)
@@ -275,20 +262,10 @@ func TestGeminiCancelLeavesNoProcess(t *testing.T) {
 	if len(pids) == 0 {
 		t.Fatal("no process runs in the workspace")
 	}
-	pgid, err := syscall.Getpgid(pids[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	pgid := groupOf(t, pids[0])
 	kids := descendants(pids)
-	sum, err := api.NewRunsAPI(core).Cancel(run.ID)
-	if err != nil || sum.State != backend.RunCancelled {
-		t.Fatalf("cancel: %+v %v", sum, err)
-	}
-	for deadline := time.Now().Add(10 * time.Second); syscall.Kill(-pgid, 0) == nil; time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("process group %d survived the cancel", pgid)
-		}
-	}
+	cancel(t, core, run.ID)
+	waitGone(t, pgid, nil, 10*time.Second)
 	for _, pid := range append(pids, kids...) {
 		if syscall.Kill(pid, 0) == nil {
 			t.Errorf("process %d survived the cancel", pid)
@@ -303,27 +280,20 @@ func TestGeminiCancelLeavesNoProcess(t *testing.T) {
 // the profile's run timeout; its process group is stopped.
 func TestGeminiHangIsRunTimeout(t *testing.T) {
 	t.Parallel()
-	bin := geminiBin(t)
+	bin := geminiCLI.path(t)
 	srv := acptest.NewGemini(acptest.Turn{Text: []string{"Thinking"}, Hang: true})
 	defer srv.Close()
 	env, dir := newGitWorkspace(t)
-	writeACPProfile(t, env, strings.Replace(geminiProfile(bin, srv.URL), `run_timeout = "2m"`, `run_timeout = "15s"`, 1))
-	code, out, errOut := runCLI(t, env, "run", "--workspace", dir, "--profile", "gm", "think")
-	if code != ExitFailed || !strings.Contains(out, "run_timeout") {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
-	}
-	for deadline := time.Now().Add(10 * time.Second); len(processesIn(dir)) > 0; time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("processes left after the timeout: %v", processesIn(dir))
-		}
-	}
+	writeACPProfile(t, env, geminiProfile(bin, srv.URL))
+	setRunTimeout(t, env, "gm", "15s")
+	timesOut(t, env, dir, "gm")
 }
 
 // TestGeminiBadKeyIsRuntimeUnavailable: the Gemini API refuses the key;
 // the run fails with runtime_unavailable and the auth step.
 func TestGeminiBadKeyIsRuntimeUnavailable(t *testing.T) {
 	t.Parallel()
-	bin := geminiBin(t)
+	bin := geminiCLI.path(t)
 	body := `{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT",` +
 		`"details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"API_KEY_INVALID"}]}}`
 	srv := acptest.NewGemini(acptest.Turn{Status: 400, Body: body}, acptest.Turn{Status: 400, Body: body},
@@ -331,70 +301,7 @@ func TestGeminiBadKeyIsRuntimeUnavailable(t *testing.T) {
 	defer srv.Close()
 	env, dir := newGitWorkspace(t)
 	writeACPProfile(t, env, geminiProfile(bin, srv.URL))
-	code, out, errOut := runCLI(t, env, "run", "--workspace", dir, "--profile", "gm", "task")
-	if code != ExitFailed || !strings.Contains(out, "runtime_unavailable") || !strings.Contains(out, "key_env") ||
-		!strings.Contains(out, "API key not valid") {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
-	}
-}
-
-// startProfileRun opens the data dir and starts a run on a profile.
-func startProfileRun(t *testing.T, env map[string]string, dir, profileName, task string) (*api.Core, backend.RunSummary) {
-	t.Helper()
-	core, err := api.Open(t.Context(), api.Config{Home: env["AGENTHUB_HOME"], Surface: backend.SurfaceCLI})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = core.Close() })
-	ws, err := findWorkspace(core, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	run, err := api.NewRunsAPI(core).Start(api.StartRun{WorkspaceID: ws.ID, Profile: profileName, Task: task})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return core, run
-}
-
-// descendants lists every process whose parent chain leads to one of pids.
-func descendants(pids []int) []int {
-	parent := map[int]int{}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		var pid int
-		if _, err := fmt.Sscanf(e.Name(), "%d", &pid); err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid …; comm may hold spaces, so read after ')'.
-		s := string(b)
-		var ppid int
-		if i := strings.LastIndexByte(s, ')'); i >= 0 {
-			if f := strings.Fields(s[i+1:]); len(f) > 1 {
-				_, _ = fmt.Sscanf(f[1], "%d", &ppid)
-			}
-		}
-		parent[pid] = ppid
-	}
-	in := map[int]bool{}
-	for _, p := range pids {
-		in[p] = true
-	}
-	var out []int
-	for changed := true; changed; {
-		changed = false
-		for pid, pp := range parent {
-			if in[pp] && !in[pid] {
-				in[pid], changed = true, true
-				out = append(out, pid)
-			}
-		}
-	}
-	return out
+	runFails(t, env, dir, "gm", "task", "runtime_unavailable", "key_env", "API key not valid")
 }
 
 func dumpEvents(t *testing.T, evs []backend.Event) {

@@ -13,15 +13,8 @@ import (
 // writeProfile puts a native profile pointing at srv into the data dir.
 func writeProfile(t *testing.T, env map[string]string, name, provider, baseURL string) {
 	t.Helper()
-	dir := filepath.Join(env["AGENTHUB_HOME"], "profiles")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	text := fmt.Sprintf("name = %q\nruntime = \"native\"\nprovider = %q\nbase_url = %q\nmodel = \"test-model\"\n"+
-		"key_env = \"AGENTHUB_TEST_KEY\"\n[stop]\nmax_rounds = 5\n", name, provider, baseURL)
-	if err := os.WriteFile(filepath.Join(dir, name+".toml"), []byte(text), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	putProfile(t, env, name, fmt.Sprintf("name = %q\nruntime = \"native\"\nprovider = %q\nbase_url = %q\n"+
+		"model = \"test-model\"\nkey_env = \"AGENTHUB_TEST_KEY\"\n[stop]\nmax_rounds = 5\n", name, provider, baseURL))
 }
 
 // toolMessages returns the text of every tool-result message in a recorded
