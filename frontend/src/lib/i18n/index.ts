@@ -3,7 +3,6 @@
 // formatting of errors and dates.
 import { m } from '../paraglide/messages.js';
 import type { ApiError } from '../api';
-import { getLocale } from './locale.svelte';
 
 export { m };
 export { getLocale, setLocale } from './locale.svelte';
@@ -56,11 +55,4 @@ export function describeError(err: Pick<ApiError, 'code' | 'message' | 'next'>):
   }
   const next = NEXT[err.code]?.() ?? err.next;
   return { code: err.code, message, next };
-}
-
-/** A calm, locale-aware date (no time) for list rows. */
-export function formatDate(iso: string): string {
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return iso;
-  return new Intl.DateTimeFormat(getLocale(), { year: 'numeric', month: 'short', day: 'numeric' }).format(d);
 }

@@ -120,13 +120,30 @@ export function doneReasonLabel(reason: string): string {
   return reason;
 }
 
+// Formatters per locale: building an Intl formatter costs far more than using
+// one, and the sidebar, the inbox and the run header format on every render.
+const relative = new Map<string, Intl.RelativeTimeFormat>();
+const dateTimes = new Map<string, Intl.DateTimeFormat>();
+const clocks = new Map<string, Intl.DateTimeFormat>();
+const dates = new Map<string, Intl.DateTimeFormat>();
+
+function cached<F>(formats: Map<string, F>, make: (locale: string) => F): F {
+  const locale = getLocale();
+  let f = formats.get(locale);
+  if (!f) {
+    f = make(locale);
+    formats.set(locale, f);
+  }
+  return f;
+}
+
 /** "just now", "3 minutes ago", "yesterday", in the current locale. */
 export function formatRelative(iso: string, now: number): string {
   const t = new Date(iso).getTime();
   if (Number.isNaN(t)) return '';
   const s = Math.round((t - now) / 1000);
   if (Math.abs(s) < 45) return m.time_just_now();
-  const rtf = new Intl.RelativeTimeFormat(getLocale(), { numeric: 'auto' });
+  const rtf = cached(relative, (l) => new Intl.RelativeTimeFormat(l, { numeric: 'auto' }));
   const min = Math.round(s / 60);
   if (Math.abs(min) < 60) return rtf.format(min, 'minute');
   const h = Math.round(min / 60);
@@ -138,12 +155,19 @@ export function formatRelative(iso: string, now: number): string {
 export function formatDateTime(iso: string): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
-  return new Intl.DateTimeFormat(getLocale(), { dateStyle: 'medium', timeStyle: 'medium' }).format(d);
+  return cached(dateTimes, (l) => new Intl.DateTimeFormat(l, { dateStyle: 'medium', timeStyle: 'medium' })).format(d);
 }
 
 /** Time of day with seconds, for timeline rows. */
 export function formatClock(iso: string): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return '';
-  return new Intl.DateTimeFormat(getLocale(), { hour: '2-digit', minute: '2-digit', second: '2-digit' }).format(d);
+  return cached(clocks, (l) => new Intl.DateTimeFormat(l, { hour: '2-digit', minute: '2-digit', second: '2-digit' })).format(d);
+}
+
+/** A calm, locale-aware date (no time) for list rows. */
+export function formatDate(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return cached(dates, (l) => new Intl.DateTimeFormat(l, { year: 'numeric', month: 'short', day: 'numeric' })).format(d);
 }
