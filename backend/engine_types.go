@@ -57,6 +57,10 @@ type ModelRequest struct {
 	Step     int        `json:"step"`
 	Messages []Message  `json:"messages"`
 	Tools    []ToolSpec `json:"tools"`
+	// Context is text BeforeInference hooks add to this request only: a
+	// model appends it to its system text, after the profile's system
+	// prompt. It is never part of the transcript.
+	Context []string `json:"context,omitempty"`
 }
 
 // ModelResponse is a complete inference result.

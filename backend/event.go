@@ -61,6 +61,9 @@ const (
 
 	EvCheckpointCreated EventType = "run.checkpoint.created"
 	EvContextCompacted  EventType = "run.context.compacted"
+	// EvInferenceAnnotated records the annotations one AfterInference hook
+	// attached to a model response. Payload [InferenceAnnotated].
+	EvInferenceAnnotated EventType = "run.inference.annotated"
 
 	EvRuntimeUnavailable EventType = "runtime.unavailable"
 	EvRuntimeTimeout     EventType = "runtime.timeout"
@@ -94,6 +97,14 @@ type RunEnded struct {
 	Code       FailureCode `json:"code,omitempty"`
 	Message    string      `json:"message,omitempty"`
 	Recovery   string      `json:"recovery,omitempty"`
+}
+
+// InferenceAnnotated is the payload of run.inference.annotated.
+type InferenceAnnotated struct {
+	MessageID   string       `json:"messageId"` // the assistant message of the response
+	Step        int          `json:"step"`
+	Hook        string       `json:"hook"` // the hook's HookName
+	Annotations []Annotation `json:"annotations"`
 }
 
 // Gap is the payload of system.gap.

@@ -69,10 +69,15 @@ type StepStartHook interface {
 }
 
 // BeforeInference is what a BeforeInferenceHook may change about the
-// request: tools removed for this step. A removed tool is left out of the
-// request, and a call the model makes to it anyway fails "not found".
+// request: tools removed for this step, and context added to it. A removed
+// tool is left out of the request, and a call the model makes to it anyway
+// fails "not found". Each Context text is appended to the request's system
+// text (after the profile's system prompt, in hook registration order) for
+// this request only: it is never stored in the transcript, and the next
+// step's request carries only what the hooks add then ([ModelRequest.Context]).
 type BeforeInference struct {
 	RemoveTools []string
+	Context     []string
 }
 
 // BeforeInferenceHook runs last before the request is sent.
@@ -83,10 +88,22 @@ type BeforeInferenceHook interface {
 // AfterInference is what an AfterInferenceHook may change about a
 // response: calls dropped (by call id; they are never recorded or run),
 // and termination requested: the run then ends Completed
-// (behavior_requested) after the step, and none of its calls run.
+// (behavior_requested) after the step, and none of its calls run. A hook
+// may also annotate the response: its annotations are recorded as one
+// run.inference.annotated event ([InferenceAnnotated]), committed with the
+// response; they change nothing the model or the tools see.
 type AfterInference struct {
-	DropCalls []string
-	Terminate bool
+	DropCalls   []string
+	Terminate   bool
+	Annotations []Annotation
+}
+
+// Annotation is a note a hook attaches to a model response: a label, a
+// text, and optionally the call of the response it is about.
+type Annotation struct {
+	Label      string `json:"label"`
+	Text       string `json:"text"`
+	ToolCallID string `json:"toolCallId,omitempty"`
 }
 
 // InferenceView is a complete model response.

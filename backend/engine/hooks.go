@@ -12,6 +12,9 @@ import (
 type hookState struct {
 	removed   map[string]bool // tools a BeforeInference hook removed
 	terminate bool            // an AfterInference hook requested termination
+	// annotated holds the AfterInference hooks' annotations, committed with
+	// the response as run.inference.annotated (one event per hook).
+	annotated []backend.InferenceAnnotated
 }
 
 // hooks are the engine's hooks, then the profile's, in registration order.
@@ -38,7 +41,9 @@ func (rc *runCtl) stepView(step int, tools []backend.ToolSpec) backend.StepView 
 }
 
 // hookBeforeInference is StepStart's and BeforeInference's hooks: removed
-// tools leave the request and are remembered for the step's gate.
+// tools leave the request and are remembered for the step's gate; added
+// context goes into the request only (the model appends it to its system
+// text), never into the transcript.
 func (rc *runCtl) hookBeforeInference(req *backend.ModelRequest) {
 	rc.hk = hookState{}
 	hs := rc.hooks()
@@ -52,12 +57,14 @@ func (rc *runCtl) hookBeforeInference(req *backend.ModelRequest) {
 	}
 	for _, h := range hs {
 		if h, ok := h.(backend.BeforeInferenceHook); ok {
-			for _, name := range h.BeforeInference(rc.ctx, rc.stepView(req.Step, req.Tools)).RemoveTools {
+			out := h.BeforeInference(rc.ctx, rc.stepView(req.Step, req.Tools))
+			for _, name := range out.RemoveTools {
 				if rc.hk.removed == nil {
 					rc.hk.removed = map[string]bool{}
 				}
 				rc.hk.removed[name] = true
 			}
+			req.Context = append(req.Context, out.Context...)
 		}
 	}
 	if rc.hk.removed != nil {
@@ -68,15 +75,20 @@ func (rc *runCtl) hookBeforeInference(req *backend.ModelRequest) {
 }
 
 // hookAfterInference drops the calls hooks dropped, or all of them when a
-// hook requested termination, before any is recorded.
-func (rc *runCtl) hookAfterInference(resp *backend.ModelResponse, step int) {
-	for _, h := range rc.hooks() {
-		h, ok := h.(backend.AfterInferenceHook)
+// hook requested termination, before any is recorded, and keeps the hooks'
+// annotations for the step's commit.
+func (rc *runCtl) hookAfterInference(resp *backend.ModelResponse, step int, msgID string) {
+	for _, hook := range rc.hooks() {
+		h, ok := hook.(backend.AfterInferenceHook)
 		if !ok {
 			continue
 		}
 		out := h.AfterInference(rc.ctx, backend.InferenceView{RunID: rc.rec.ID, Step: step, Text: resp.Text,
 			Calls: slices.Clone(resp.Calls), Usage: resp.Usage})
+		if len(out.Annotations) > 0 {
+			rc.hk.annotated = append(rc.hk.annotated, backend.InferenceAnnotated{MessageID: msgID, Step: step,
+				Hook: hook.HookName(), Annotations: slices.Clone(out.Annotations)})
+		}
 		if len(out.DropCalls) > 0 {
 			resp.Calls = slices.DeleteFunc(slices.Clone(resp.Calls), func(c backend.ToolCallRequest) bool {
 				return slices.Contains(out.DropCalls, c.ID)

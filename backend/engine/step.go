@@ -76,7 +76,7 @@ func (rc *runCtl) infer() (backend.ModelResponse, *ending) {
 	if rc.asyncFailed() {
 		return resp, failed(backend.FailInternal, "could not record the model output")
 	}
-	rc.hookAfterInference(&resp, step)
+	rc.hookAfterInference(&resp, step, msgID)
 	rc.st.InputTokens += resp.Usage.InputTokens
 	rc.st.OutputTokens += resp.Usage.OutputTokens
 	rc.cur = &stepState{Step: step, Assistant: backend.Message{ID: msgID, Role: backend.RoleAssistant,
@@ -88,6 +88,11 @@ func (rc *runCtl) infer() (backend.ModelResponse, *ending) {
 		if _, err := tx.Append(rc.rec.ID, backend.EvMessageCompleted, map[string]any{"messageId": msgID,
 			"role": backend.RoleAssistant, "text": resp.Text, "usage": resp.Usage}); err != nil {
 			return err
+		}
+		for _, a := range rc.hk.annotated { // hooks.go: AfterInference annotations
+			if _, err := tx.Append(rc.rec.ID, backend.EvInferenceAnnotated, a); err != nil {
+				return err
+			}
 		}
 		for i, c := range rc.cur.Calls {
 			if err := tx.PutCall(rc.callRow(c, i)); err != nil {

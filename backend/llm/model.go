@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"strings"
 
 	"agenthub/backend"
 )
@@ -115,7 +116,7 @@ func arguments(c ToolCall) json.RawMessage {
 }
 
 func (m *Model) request(req backend.ModelRequest) Request {
-	out := Request{Model: m.cfg.Model, System: m.cfg.System, MaxTokens: m.cfg.MaxTokens}
+	out := Request{Model: m.cfg.Model, System: withContext(m.cfg.System, req.Context), MaxTokens: m.cfg.MaxTokens}
 	for _, t := range req.Tools {
 		out.Tools = append(out.Tools, Tool{Name: t.Name, Description: t.Description, Schema: t.Schema})
 	}
@@ -125,6 +126,21 @@ func (m *Model) request(req backend.ModelRequest) Request {
 		}
 	}
 	return out
+}
+
+// withContext appends the hooks' context for this request to the system
+// text, each part separated by a blank line.
+func withContext(system string, extra []string) string {
+	parts := []string{}
+	if strings.TrimSpace(system) != "" {
+		parts = append(parts, system)
+	}
+	for _, c := range extra {
+		if strings.TrimSpace(c) != "" {
+			parts = append(parts, c)
+		}
+	}
+	return strings.Join(parts, "\n\n")
 }
 
 // message maps one transcript entry; system entries travel in
