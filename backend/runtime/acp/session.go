@@ -20,6 +20,7 @@ import (
 	"agenthub/backend/proc"
 	"agenthub/backend/redact"
 	"agenthub/backend/runtime/agentbin"
+	"agenthub/backend/runtime/agentproc"
 	"agenthub/backend/runtime/rawlog"
 	"agenthub/backend/runtime/scrub"
 	"agenthub/workspace"
@@ -112,9 +113,6 @@ type agentCall struct {
 	changed chan struct{}
 }
 
-// maxInvalid ends a session whose output has stopped making sense.
-const maxInvalid = 200
-
 func newSession(cfg Config, bin agentbin.Info, task string) *session {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
@@ -148,11 +146,10 @@ func (s *session) start(env backend.ToolEnv) error {
 	s.raw = raw
 	in, out := io.Pipe()
 	s.out = out
-	p, err := proc.Start(context.Background(), proc.Spec{Path: s.bin.Path, Args: s.cfg.args(), Dir: s.root,
-		Env: environ, Stdin: true, Lines: s.onLine, MaxOutput: 256 << 10})
+	p, err := agentproc.Start(agentproc.Spec{Label: s.cfg.label(), Path: s.bin.Path, Args: s.cfg.args(), Dir: s.root,
+		Env: environ, Stdin: true, Raw: raw, Lines: s.onLine})
 	if err != nil {
-		raw.Close()
-		return &backend.Error{Code: backend.FailRuntimeUnavailable, Message: s.cfg.label() + " could not be started", Err: err}
+		return err
 	}
 	s.p = p
 	if env.Track != nil {
@@ -270,14 +267,11 @@ func (s *session) exitRecorded() <-chan struct{} {
 // watchExit records the end of the process and wakes every waiter.
 func (s *session) watchExit() {
 	res, _ := s.p.Wait()
-	tail := res.Stderr
-	if len(tail) > 2048 {
-		tail = tail[len(tail)-2048:]
-	}
+	tail := agentproc.Tail(res.Stderr)
 	_ = s.out.Close()
 	s.mu.Lock()
 	s.exited, s.exitCode = true, res.ExitCode
-	s.stderr = s.scrub(string(tail))
+	s.stderr = s.scrub(tail)
 	s.push(item{kind: itemExit})
 	s.mu.Unlock()
 	s.raw.Close()
@@ -328,15 +322,7 @@ func (s *session) exitError() error {
 	s.mu.Lock()
 	code, tail, invalid, lines := s.exitCode, s.stderr, s.invalid, s.lines
 	s.mu.Unlock()
-	if invalid > 0 && invalid >= lines/2 && lines > 0 {
-		return &backend.Error{Code: backend.FailSchemaValidation,
-			Message: fmt.Sprintf("%s's output could not be read (%d of %d lines)", s.cfg.label(), invalid, lines)}
-	}
-	msg := fmt.Sprintf("%s exited with code %d before finishing the turn", s.cfg.label(), code)
-	if tail = scrub.LastLines(tail, 8); tail != "" {
-		msg += ": " + scrub.Clip(tail, 600)
-	}
-	return &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "exit", Message: msg}
+	return agentproc.ExitError(s.cfg.label(), code, scrub.LastLines(tail, 8), invalid, lines)
 }
 
 // closeGrace bounds how long a finished agent may take to exit after its
@@ -349,14 +335,7 @@ func (s *session) finish() {
 	s.mu.Lock()
 	s.closing = true
 	s.mu.Unlock()
-	if s.p != nil {
-		_ = s.p.Stdin().Close()
-		select {
-		case <-s.p.Done():
-		case <-time.After(closeGrace):
-			_ = s.p.Stop(2 * time.Second)
-		}
-	}
+	agentproc.Finish(s.p, nil, closeGrace)
 	s.drop()
 }
 

@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 
 	"agenthub/backend"
 	"agenthub/backend/proc"
+	"agenthub/backend/runtime/agentproc"
 	"agenthub/backend/runtime/scrub"
 )
 
@@ -93,17 +93,8 @@ func checkUpdate(params json.RawMessage) string {
 	return ""
 }
 
-// diag is a problem with the agent's output, for schema.validation_failed.
-type diag struct {
-	Runtime string `json:"runtime"`
-	Line    int    `json:"line"`
-	Problem string `json:"problem"`
-	Excerpt string `json:"excerpt,omitempty"`
-}
-
 // onLine is the tap: it runs on proc's output goroutine, in line order.
 func (s *session) onLine(b []byte, cut bool) {
-	s.raw.Write(b, cut)
 	s.mu.Lock()
 	s.lines++
 	n := s.lines
@@ -127,17 +118,15 @@ func (s *session) onLine(b []byte, cut bool) {
 
 // problem records an unusable line as a diagnostic event.
 func (s *session) problem(line int, why string, b []byte) {
-	d := diag{Runtime: s.cfg.name(), Line: line, Problem: why}
+	d := agentproc.Diag{Runtime: s.cfg.name(), Line: line, Problem: why}
 	if b != nil {
 		d.Excerpt = scrub.Clip(s.scrub(string(b)), 200)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.invalid++
-	if s.invalid <= 50 {
+	if s.invalid <= agentproc.MaxDiags {
 		s.push(item{kind: itemEvent, evType: backend.EvSchemaValidation, payload: d})
 	}
-	if s.invalid == maxInvalid && s.p != nil {
-		go func() { _ = s.p.Stop(2 * time.Second) }()
-	}
+	agentproc.Lost(s.p, s.invalid)
 }

@@ -23,5 +23,8 @@
 // permission request is once-scoped (AP14); events and tool results hold
 // workspace-relative paths only, and text from the CLI is scrubbed of
 // machine paths and secrets. Processes are started only through
-// backend/proc. This package must not import app code.
+// backend/runtime/agentproc (over backend/proc). What every runtime shares
+// (sessions, agentbin, agentproc, rawlog, scrub, agentpath) lives beside
+// this package; it holds only what is Claude Code's. This package must not
+// import app code.
 package claude

@@ -15,6 +15,7 @@ import (
 	"agenthub/backend/proc"
 	"agenthub/backend/redact"
 	"agenthub/backend/runtime/agentbin"
+	"agenthub/backend/runtime/agentproc"
 	"agenthub/backend/runtime/rawlog"
 	"agenthub/backend/runtime/scrub"
 )
@@ -44,7 +45,7 @@ type session struct {
 	queue    []item
 	results  map[string]toolResult  // by tool_use_id
 	perms    map[string]*permission // by call id
-	diags    []diag                 // problems not yet emitted as events
+	diags    []agentproc.Diag       // problems not yet emitted as events
 	invalid  int                    // lines that could not be used, in all
 	lines    int
 	init     initInfo
@@ -84,17 +85,6 @@ type permission struct {
 	answered  bool
 }
 
-// diag is a problem with the CLI's output, for schema.validation_failed.
-type diag struct {
-	Runtime string `json:"runtime"`
-	Line    int    `json:"line"`
-	Problem string `json:"problem"`
-	Excerpt string `json:"excerpt,omitempty"`
-}
-
-// maxInvalid ends a session whose output has stopped making sense.
-const maxInvalid = 200
-
 func newSession(cfg Config, bin agentbin.Info, task string) *session {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
@@ -121,11 +111,10 @@ func (s *session) start(env backend.ToolEnv) error {
 		return err
 	}
 	s.raw = raw
-	p, err := proc.Start(context.Background(), proc.Spec{Path: s.bin.Path, Args: s.cfg.args(), Dir: s.root,
-		Env: environ, Stdin: true, Lines: s.onLine, MaxOutput: 256 << 10})
+	p, err := agentproc.Start(agentproc.Spec{Label: "Claude Code", Path: s.bin.Path, Args: s.cfg.args(), Dir: s.root,
+		Env: environ, Stdin: true, Raw: raw, Lines: s.onLine})
 	if err != nil {
-		raw.Close()
-		return &backend.Error{Code: backend.FailRuntimeUnavailable, Message: "Claude Code could not be started", Err: err}
+		return err
 	}
 	s.p = p
 	if env.Track != nil {
@@ -166,13 +155,10 @@ func (s *session) tell(text string) {
 // watchExit records the end of the process and wakes every waiter.
 func (s *session) watchExit() {
 	res, _ := s.p.Wait()
-	tail := res.Stderr
-	if len(tail) > 2048 {
-		tail = tail[len(tail)-2048:]
-	}
+	tail := agentproc.Tail(res.Stderr)
 	s.mu.Lock()
 	s.exited, s.exitCode = true, res.ExitCode
-	s.stderr = s.scrub(string(tail))
+	s.stderr = s.scrub(tail)
 	s.queue = append(s.queue, item{kind: itemExit})
 	s.signal()
 	s.mu.Unlock()
@@ -187,7 +173,6 @@ func (s *session) signal() {
 
 // onLine is the reader: it runs on proc's output goroutine, in line order.
 func (s *session) onLine(b []byte, cut bool) {
-	s.raw.Write(b, cut)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.lines++
@@ -226,16 +211,14 @@ func (s *session) onLine(b []byte, cut bool) {
 // problem records an unusable line; s.mu is held.
 func (s *session) problem(why string, b []byte) {
 	s.invalid++
-	d := diag{Runtime: "claude", Line: s.lines, Problem: why}
+	d := agentproc.Diag{Runtime: "claude", Line: s.lines, Problem: why}
 	if b != nil {
 		d.Excerpt = scrub.Clip(s.scrub(string(b)), 200)
 	}
-	if len(s.diags) < 50 {
+	if len(s.diags) < agentproc.MaxDiags {
 		s.diags = append(s.diags, d)
 	}
-	if s.invalid == maxInvalid && s.p != nil {
-		go func() { _ = s.p.Stop(2 * time.Second) }()
-	}
+	agentproc.Lost(s.p, s.invalid)
 }
 
 // control handles a control_request; s.mu is held. Only can_use_tool is
@@ -281,7 +264,7 @@ func (s *session) pushFront(it item) {
 }
 
 // takeDiags returns the problems not yet emitted.
-func (s *session) takeDiags() []diag {
+func (s *session) takeDiags() []agentproc.Diag {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	d := s.diags
@@ -356,16 +339,7 @@ const closeGrace = 10 * time.Second
 // finish ends a session whose turn is over: the CLI exits when its input
 // closes; one that does not is stopped.
 func (s *session) finish() {
-	if s.p != nil {
-		s.wmu.Lock()
-		_ = s.p.Stdin().Close()
-		s.wmu.Unlock()
-		select {
-		case <-s.p.Done():
-		case <-time.After(closeGrace):
-			_ = s.p.Stop(2 * time.Second)
-		}
-	}
+	agentproc.Finish(s.p, &s.wmu, closeGrace)
 	s.drop()
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"agenthub/backend"
 	"agenthub/backend/runtime/agentbin"
+	"agenthub/backend/runtime/agentproc"
 	"agenthub/backend/runtime/rawlog"
 	"agenthub/backend/runtime/scrub"
 )
@@ -91,7 +92,7 @@ func (s *session) announce(env backend.ToolEnv) {
 }
 
 // takeDiagsFor emits the pending problems and returns them.
-func (s *session) takeDiagsFor(env backend.ToolEnv) []diag {
+func (s *session) takeDiagsFor(env backend.ToolEnv) []agentproc.Diag {
 	d := s.takeDiags()
 	if env.Emit != nil {
 		for _, x := range d {

@@ -36,6 +36,8 @@
 // grants stay with AgentHub, AP14); events and tool results hold
 // workspace-relative paths only, and text from the CLI is scrubbed of
 // machine paths and secrets; the raw output is kept beside the database.
-// Processes are started only through backend/proc. This package must not
-// import app code.
+// Processes are started only through backend/runtime/agentproc (over
+// backend/proc). What every runtime shares (sessions, agentbin, agentproc,
+// rawlog, scrub, agentpath) lives beside this package; it holds only what
+// is Codex's. This package must not import app code.
 package codex

@@ -66,7 +66,6 @@ var execItems = map[string]bool{
 
 // onExecLine is the reader of `codex exec --json`.
 func (s *session) onExecLine(b []byte, cut bool) {
-	s.raw.Write(b, cut)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.lines++

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"agenthub/backend"
+	"agenthub/backend/runtime/agentproc"
 	"agenthub/backend/runtime/scrub"
 )
 
@@ -281,13 +282,5 @@ func (s *session) exitError() error {
 	s.mu.Lock()
 	code, tail, invalid, lines := s.exitCode, s.stderr, s.invalid, s.lines
 	s.mu.Unlock()
-	if invalid > 0 && invalid >= lines/2 {
-		return &backend.Error{Code: backend.FailSchemaValidation,
-			Message: fmt.Sprintf("the Codex CLI's output could not be read (%d of %d lines)", invalid, lines)}
-	}
-	msg := fmt.Sprintf("the Codex CLI exited with code %d before finishing the turn", code)
-	if tail = strings.TrimSpace(tail); tail != "" {
-		msg += ": " + scrub.Clip(tail, 600)
-	}
-	return &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "exit", Message: msg}
+	return agentproc.ExitError("the Codex CLI", code, strings.TrimSpace(tail), invalid, lines)
 }

@@ -13,7 +13,6 @@ import (
 // goroutine, in line order, and must not block (answers are written by
 // other goroutines).
 func (s *session) onLine(b []byte, cut bool) {
-	s.raw.Write(b, cut)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.lines++

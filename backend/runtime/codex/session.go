@@ -17,6 +17,7 @@ import (
 	"agenthub/backend/proc"
 	"agenthub/backend/redact"
 	"agenthub/backend/runtime/agentbin"
+	"agenthub/backend/runtime/agentproc"
 	"agenthub/backend/runtime/rawlog"
 	"agenthub/backend/runtime/scrub"
 )
@@ -51,8 +52,8 @@ type session struct {
 	thread       string
 	turn         string
 	turnDone     bool
-	diags        []diag // problems not yet emitted as events
-	invalid      int    // lines that could not be used, in all
+	diags        []agentproc.Diag // problems not yet emitted as events
+	invalid      int              // lines that could not be used, in all
 	lines        int
 	degraded     bool // a problem was recorded; runtime.degraded is emitted once
 	nextObserved int
@@ -110,17 +111,6 @@ type request struct {
 	decision string
 }
 
-// diag is a problem with the CLI's output, for schema.validation_failed.
-type diag struct {
-	Runtime string `json:"runtime"`
-	Line    int    `json:"line"`
-	Problem string `json:"problem"`
-	Excerpt string `json:"excerpt,omitempty"`
-}
-
-// maxInvalid ends a session whose output has stopped making sense.
-const maxInvalid = 200
-
 // handshakeTimeout bounds each request of the start-up handshake.
 const handshakeTimeout = 2 * time.Minute
 
@@ -154,11 +144,10 @@ func (s *session) launch(env backend.ToolEnv, args []string, stdin bool, onLine 
 		return err
 	}
 	s.raw = raw
-	p, err := proc.Start(context.Background(), proc.Spec{Path: s.bin.Path, Args: args, Dir: s.root,
-		Env: environ, Stdin: stdin, Lines: onLine, MaxOutput: 256 << 10})
+	p, err := agentproc.Start(agentproc.Spec{Label: "the Codex CLI", Path: s.bin.Path, Args: args, Dir: s.root,
+		Env: environ, Stdin: stdin, Raw: raw, Lines: onLine})
 	if err != nil {
-		raw.Close()
-		return &backend.Error{Code: backend.FailRuntimeUnavailable, Message: "the Codex CLI could not be started", Err: err}
+		return err
 	}
 	s.p = p
 	if env.Track != nil {
@@ -391,13 +380,10 @@ func (s *session) waitItem(ctx context.Context, id string) (threadItem, error) {
 // watchExit records the end of the process and wakes every waiter.
 func (s *session) watchExit() {
 	res, _ := s.p.Wait()
-	tail := res.Stderr
-	if len(tail) > 2048 {
-		tail = tail[len(tail)-2048:]
-	}
+	tail := agentproc.Tail(res.Stderr)
 	s.mu.Lock()
 	s.exited, s.exitCode = true, res.ExitCode
-	s.stderr = s.scrub(string(tail))
+	s.stderr = s.scrub(tail)
 	s.queue = append(s.queue, event{kind: evExit})
 	s.signal()
 	s.mu.Unlock()
@@ -418,16 +404,14 @@ func (s *session) scrub(text string) string {
 // problem records an unusable line; s.mu is held.
 func (s *session) problem(why string, b []byte) {
 	s.invalid++
-	d := diag{Runtime: "codex", Line: s.lines, Problem: why}
+	d := agentproc.Diag{Runtime: "codex", Line: s.lines, Problem: why}
 	if b != nil {
 		d.Excerpt = scrub.Clip(s.scrub(string(b)), 200)
 	}
-	if len(s.diags) < 50 {
+	if len(s.diags) < agentproc.MaxDiags {
 		s.diags = append(s.diags, d)
 	}
-	if s.invalid == maxInvalid && s.p != nil {
-		go func() { _ = s.p.Stop(2 * time.Second) }()
-	}
+	agentproc.Lost(s.p, s.invalid)
 }
 
 // pop takes the next queued event, or returns the channel that closes when

@@ -8,6 +8,7 @@ import (
 
 	"agenthub/backend"
 	"agenthub/backend/runtime/agentbin"
+	"agenthub/backend/runtime/agentproc"
 	"agenthub/backend/runtime/rawlog"
 	"agenthub/backend/runtime/scrub"
 )
@@ -122,7 +123,7 @@ func (s *session) announce(env backend.ToolEnv) {
 
 // takeDiags returns the problems not yet emitted, and whether the run is
 // to be marked degraded now (the first time there are any).
-func (s *session) takeDiags() ([]diag, bool) {
+func (s *session) takeDiags() ([]agentproc.Diag, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	d := s.diags
@@ -146,7 +147,7 @@ func (s *session) emitDiags(env backend.ToolEnv) { s.takeDiagsFor(env) }
 // takeDiagsFor emits the pending problems and returns them; the first
 // time, the run is marked degraded: its record of what Codex did may be
 // incomplete.
-func (s *session) takeDiagsFor(env backend.ToolEnv) []diag {
+func (s *session) takeDiagsFor(env backend.ToolEnv) []agentproc.Diag {
 	d, first := s.takeDiags()
 	if env.Emit != nil {
 		for _, x := range d {

@@ -3,6 +3,8 @@ package codex
 import (
 	"slices"
 	"time"
+
+	"agenthub/backend/runtime/agentproc"
 )
 
 // closeGrace bounds how long a finished CLI may take to exit after its
@@ -12,18 +14,7 @@ const closeGrace = 10 * time.Second
 // finish ends a session whose turn is over: the CLI exits when its input
 // closes; one that does not is stopped.
 func (s *session) finish() {
-	if s.p != nil {
-		s.wmu.Lock()
-		if in := s.p.Stdin(); in != nil {
-			_ = in.Close()
-		}
-		s.wmu.Unlock()
-		select {
-		case <-s.p.Done():
-		case <-time.After(closeGrace):
-			_ = s.p.Stop(2 * time.Second)
-		}
-	}
+	agentproc.Finish(s.p, &s.wmu, closeGrace)
 	s.drop()
 }
 
