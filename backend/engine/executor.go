@@ -64,9 +64,9 @@ func (rc *runCtl) runBatch() *ending {
 func (rc *runCtl) waitAll() *ending {
 	switch rc.p.Executor {
 	case ExecParallelBatch:
-		return rc.waitBatch()
+		return rc.waitBatch(false)
 	case ExecParallelStreaming:
-		return rc.waitStreaming()
+		return rc.waitStreaming(false)
 	}
 	for rc.suspended() {
 		if end := rc.wait(); end != nil {

@@ -137,6 +137,9 @@ func (e *Engine) resumeWaiting(ctx context.Context, r store.RunRecord, p Profile
 	if err != nil {
 		return fmt.Errorf("recover run %s: %w", r.ID, err)
 	}
+	if ck.Executor != "" && ck.Executor.Valid() {
+		p.Executor = ck.Executor // the run's executor, even if the profile changed since (EX3)
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	rc := e.newCtl(r, p)
@@ -190,9 +193,25 @@ func (e *Engine) decided(ctx context.Context, cur *stepState) ([]store.StoredDec
 	return out, err
 }
 
-// waitRecovered waits in NeedsApproval without re-committing the state.
+// waitRecovered waits in NeedsApproval without re-committing the state,
+// then replays under the run's executor (EX3): the parallel executors take
+// over the wait itself (decisions committed before the restart are already
+// queued), so ParallelBatchApproval still replays only when every
+// suspended call has a decision, and ParallelStreaming replays each at
+// once, beside the others. Sequential applies one decision here.
 func (rc *runCtl) waitRecovered() *ending {
 	rc.hookRunStart(true)
+	switch rc.p.Executor {
+	case ExecParallelBatch, ExecParallelStreaming:
+		wait := rc.waitBatch
+		if rc.p.Executor == ExecParallelStreaming {
+			wait = rc.waitStreaming
+		}
+		if end := wait(true); end != nil {
+			return end
+		}
+		return rc.loop() // the step's StepEnd, then the next step
+	}
 	var d store.StoredDecision
 	select {
 	case <-rc.ctx.Done():

@@ -20,7 +20,7 @@ func (rc *runCtl) enterWaiting() *ending {
 	rc.pauseClock()
 	err := rc.commit(func(tx *store.Tx) error {
 		if _, err := tx.Checkpoint(rc.rec.ID, "suspension", rc.cur.Step,
-			ckState{Step: rc.st.Steps, Stats: rc.st, Cur: rc.cur}); err != nil {
+			ckState{Step: rc.st.Steps, Stats: rc.st, Cur: rc.cur, Executor: rc.p.Executor}); err != nil {
 			return err
 		}
 		_, err := tx.Transition(rc.rec.ID, backend.RunNeedsApproval, "waiting for a decision", nil)
@@ -87,12 +87,18 @@ func (rc *runCtl) prepareReplay(d store.StoredDecision) (*plan, *ending) {
 
 // waitBatch is ParallelBatchApproval's wait: decisions are collected (they
 // are already committed) until every suspended call has one, then all
-// replay together. Calls that suspend again start another round.
-func (rc *runCtl) waitBatch() *ending {
+// replay together. Calls that suspend again start another round. recovered
+// is a run that a restart found waiting (recover.go): it is NeedsApproval
+// with its suspension checkpoint already, so the first round commits
+// neither again.
+func (rc *runCtl) waitBatch(recovered bool) *ending {
 	for rc.suspended() {
-		if end := rc.enterWaiting(); end != nil {
-			return end
+		if !recovered {
+			if end := rc.enterWaiting(); end != nil {
+				return end
+			}
 		}
+		recovered = false
 		decided := map[string]store.StoredDecision{}
 		for len(decided) < rc.countSuspended() {
 			select {

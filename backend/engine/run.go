@@ -75,6 +75,9 @@ type ckState struct {
 	Step  int        `json:"step"`
 	Stats stats      `json:"stats"`
 	Cur   *stepState `json:"current,omitempty"`
+	// Executor is the executor of a suspended step: a restart replays its
+	// decisions under it, whatever the profile says by then (EX3, recover.go).
+	Executor Executor `json:"executor,omitempty"`
 }
 
 // ending is how a run ends.

@@ -23,8 +23,10 @@ type replayDone struct {
 	out execOut
 }
 
-func (rc *runCtl) waitStreaming() *ending {
-	s := &streaming{rc: rc, done: make(chan replayDone)}
+// waitStreaming runs the wait; recovered is a run a restart found waiting
+// (recover.go), which is NeedsApproval with its checkpoint already.
+func (rc *runCtl) waitStreaming(recovered bool) *ending {
+	s := &streaming{rc: rc, done: make(chan replayDone), waiting: recovered}
 	end := s.loop()
 	s.drain() // no replay outlives the wait; unrecorded ones are paired at RunEnd
 	return end

@@ -68,7 +68,7 @@ func (rc *runCtl) wait() *ending {
 	rc.pauseClock()
 	err := rc.commit(func(tx *store.Tx) error {
 		if _, err := tx.Checkpoint(rc.rec.ID, "suspension", rc.cur.Step,
-			ckState{Step: rc.st.Steps, Stats: rc.st, Cur: rc.cur}); err != nil {
+			ckState{Step: rc.st.Steps, Stats: rc.st, Cur: rc.cur, Executor: rc.p.Executor}); err != nil {
 			return err
 		}
 		_, err := tx.Transition(rc.rec.ID, backend.RunNeedsApproval, "waiting for a decision", nil)
