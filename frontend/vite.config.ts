@@ -18,17 +18,40 @@ function keepGitkeep(): Plugin {
   };
 }
 
+// main.ts loads the app (start.ts) with import() so that it can ask for the
+// run's first page before the app is parsed; this has the page fetch that
+// chunk alongside the entry instead of after it.
+function preloadApp(): Plugin {
+  return {
+    name: 'agenthub-preload-app',
+    apply: 'build',
+    transformIndexHtml: {
+      order: 'post',
+      handler(_html, ctx) {
+        const app = Object.values(ctx.bundle ?? {}).find(
+          (c) => c.type === 'chunk' && c.isDynamicEntry && c.facadeModuleId?.endsWith('/src/start.ts'),
+        );
+        if (!app) throw new Error('preloadApp: no chunk for src/start.ts');
+        return [{ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: true, href: `./${app.fileName}` }, injectTo: 'head' }];
+      },
+    },
+  };
+}
+
 export default defineConfig({
   // Relative asset URLs work both in the Wails asset server and behind
   // `agenthub serve` at `/?token=…`.
   base: './',
-  plugins: [svelte(), svelteTesting(), keepGitkeep()],
+  plugins: [svelte(), svelteTesting(), keepGitkeep(), preloadApp()],
   build: {
     outDir: 'dist',
     emptyOutDir: true,
     target: 'es2022',
     // The desktop webview loads from disk; one small chunk beats many.
     chunkSizeWarningLimit: 300,
+    // One stylesheet, linked from index.html, for the entry and the app
+    // chunk main.ts loads: the app never paints before its styles are in.
+    cssCodeSplit: false,
   },
   server: { host: '127.0.0.1', port: 5173, strictPort: true },
   test: {

@@ -1,20 +1,19 @@
-// Entry point. Svelte 5 mounts with mount() (new App() leaves the Wails
-// window blank). The remembered theme and language are applied before the
-// first paint, so nothing flashes or changes size once the API answers.
-import { mount } from 'svelte';
+// Entry point, kept small on purpose. The app itself (start.ts, which mounts
+// App with mount(): new App() leaves the Wails window blank) is a chunk of its
+// own, loaded from here. When the address names a run, the first page of its
+// events is asked for before that chunk is parsed and the app boots (the
+// timeline takes the answer when it asks for that page), and the first date
+// formatter, slow to build (lib/i18n/warm.ts), is built while it loads.
+// docs/PERFORMANCE.md, UI, has the figures.
 import './app.css';
-import App from './App.svelte';
-import { createApi } from './lib/api';
-import { ReviewState } from './lib/state/review.svelte';
-import { SettingsState } from './lib/state/settings.svelte';
-import { WorkspacesState } from './lib/state/workspaces.svelte';
+import { createApi, prefetchEvents } from './lib/api';
+import { warmDateFormatting } from './lib/i18n/warm';
+import { parseHash } from './lib/state/view';
+import { FIRST_PAGE } from './lib/timeline/paging';
 
-const api = createApi();
-const settings = new SettingsState(api);
-const workspaces = new WorkspacesState(api);
-const review = new ReviewState(api);
-
-mount(App, {
-  target: document.getElementById('app')!,
-  props: { api, settings, workspaces, review },
-});
+let api = createApi();
+const view = parseHash(location.hash);
+if (view.name === 'run') api = prefetchEvents(api, view.runId, 0, FIRST_PAGE);
+void import('./start').then(({ start }) => start(api));
+// Every timeline row shows a time: build the first formatter while the app's chunk loads.
+if (view.name === 'run') warmDateFormatting();

@@ -56,3 +56,4 @@ export function useApi(): Api {
 
 export const API_CONTEXT_KEY = KEY;
 export { followEvents, type Follower, type FollowOptions } from './follow';
+export { prefetchEvents } from './prefetch';

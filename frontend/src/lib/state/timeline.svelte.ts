@@ -10,14 +10,9 @@
 // and compare rows by identity to see what changed.
 import { toApiError, type Api, type ApiError, type RunEvent } from '../api';
 import { applyEvents, createTimeline, filled, skipHole, type Timeline } from '../timeline/model';
+import { FIRST_PAGE, PAGE } from '../timeline/paging';
 
-/**
- * The first page is small so the run shows quickly; the rest come in the
- * largest pages the API serves (5,000), so a 100,000-event run takes 20
- * round trips, not 100.
- */
-export const FIRST_PAGE = 1000;
-export const PAGE = 5000;
+export { FIRST_PAGE, PAGE } from '../timeline/paging';
 
 export class TimelineState {
   readonly runId: string;

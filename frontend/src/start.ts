@@ -1,0 +1,20 @@
+// The app proper, a chunk of its own that main.ts loads: the state classes
+// and the shell. The remembered theme and language are applied (in
+// SettingsState) before the app is mounted, so nothing flashes or changes
+// size once the API answers.
+import { mount } from 'svelte';
+import App from './App.svelte';
+import type { Api } from './lib/api';
+import { ReviewState } from './lib/state/review.svelte';
+import { SettingsState } from './lib/state/settings.svelte';
+import { WorkspacesState } from './lib/state/workspaces.svelte';
+
+export function start(api: Api): void {
+  const settings = new SettingsState(api);
+  const workspaces = new WorkspacesState(api);
+  const review = new ReviewState(api);
+  mount(App, {
+    target: document.getElementById('app')!,
+    props: { api, settings, workspaces, review },
+  });
+}
