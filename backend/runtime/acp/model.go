@@ -15,6 +15,7 @@ import (
 	"agenthub/backend/runtime/agentbin"
 	"agenthub/backend/runtime/rawlog"
 	"agenthub/backend/runtime/scrub"
+	"agenthub/backend/runtime/sessions"
 )
 
 // Model drives an ACP agent as a [backend.Model]. The engine's run loop is
@@ -51,12 +52,8 @@ func (m *Model) open(ctx context.Context, task string) (backend.ModelResponse, e
 	}
 	s := newSession(m.cfg, bin, task)
 	live.Add(s.id, s.startCallID(), s)
-	args, err := json.Marshal(sessionArgs{Session: s.id, Runtime: m.cfg.name(), SHA256: bin.SHA256})
-	if err != nil {
-		return backend.ModelResponse{}, fmt.Errorf("encode the session call: %w", err)
-	}
-	return backend.ModelResponse{Calls: []backend.ToolCallRequest{{ID: s.startCallID(), Name: ToolSession,
-		Arguments: args}}}, nil
+	return sessions.Call("", s.startCallID(), ToolSession, sessionArgs{Session: s.id, Runtime: m.cfg.name(),
+		SHA256: bin.SHA256})
 }
 
 // errGone is the failure of a run whose session no longer exists.

@@ -2,13 +2,13 @@ package claude
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
 	"agenthub/backend"
 	"agenthub/backend/runtime/agentproc"
 	"agenthub/backend/runtime/scrub"
+	"agenthub/backend/runtime/sessions"
 )
 
 // Model drives Claude Code as a [backend.Model]. The engine's run loop is
@@ -63,13 +63,8 @@ func (m *Model) open(ctx context.Context, task string) (backend.ModelResponse, e
 	}
 	s := newSession(m.cfg, bin, task)
 	live.Add(s.id, s.startCallID(), s)
-	args, err := json.Marshal(sessionArgs{Session: s.id, Action: actionStart, Version: bin.Version,
-		SHA256: bin.SHA256, Tested: TestedVersion})
-	if err != nil {
-		return backend.ModelResponse{}, fmt.Errorf("encode the session call: %w", err)
-	}
-	return backend.ModelResponse{Calls: []backend.ToolCallRequest{{ID: s.startCallID(), Name: ToolSession,
-		Arguments: args}}}, nil
+	return sessions.Call("", s.startCallID(), ToolSession, sessionArgs{Session: s.id, Action: actionStart,
+		Version: bin.Version, SHA256: bin.SHA256, Tested: TestedVersion})
 }
 
 // errGone is the failure of a run whose session no longer exists: the
@@ -161,11 +156,9 @@ func (s *session) end(it item, text string) (backend.ModelResponse, error) {
 	r := it.result
 	if s.pendingDiags() {
 		s.pushFront(it)
-		args, _ := json.Marshal(sessionArgs{Session: s.id, Action: actionReport})
 		id := fmt.Sprintf("claude-%s-report-%d", s.id, s.reportSeq())
 		live.AddCall(id, s)
-		return backend.ModelResponse{Text: text, Calls: []backend.ToolCallRequest{{ID: id, Name: ToolSession,
-			Arguments: args}}}, nil
+		return sessions.Call(text, id, ToolSession, sessionArgs{Session: s.id, Action: actionReport})
 	}
 	s.finish()
 	if r.IsError || r.Subtype != "success" {

@@ -2,13 +2,13 @@ package codex
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
 	"agenthub/backend"
 	"agenthub/backend/runtime/agentproc"
 	"agenthub/backend/runtime/scrub"
+	"agenthub/backend/runtime/sessions"
 )
 
 // Model drives Codex as a [backend.Model]. The engine's run loop is
@@ -81,13 +81,8 @@ func (m *Model) open(ctx context.Context, task string) (backend.ModelResponse, e
 	if m.cfg.advisory() {
 		mode = "exec"
 	}
-	args, err := json.Marshal(sessionArgs{Session: s.id, Action: actionStart, Mode: mode, Version: bin.Version,
-		SHA256: bin.SHA256, Tested: TestedVersion})
-	if err != nil {
-		return backend.ModelResponse{}, fmt.Errorf("encode the session call: %w", err)
-	}
-	return backend.ModelResponse{Calls: []backend.ToolCallRequest{{ID: s.startCallID(), Name: ToolSession,
-		Arguments: args}}}, nil
+	return sessions.Call("", s.startCallID(), ToolSession, sessionArgs{Session: s.id, Action: actionStart,
+		Mode: mode, Version: bin.Version, SHA256: bin.SHA256, Tested: TestedVersion})
 }
 
 // settle declines the approval requests the engine decided without
@@ -221,11 +216,9 @@ func (s *session) end(ev event, text string) (backend.ModelResponse, error) {
 		if text != "" {
 			s.pushFront(event{kind: evText, text: text, shown: true})
 		}
-		args, _ := json.Marshal(sessionArgs{Session: s.id, Action: actionReport})
 		id := fmt.Sprintf("codex-%s-report-%d", s.id, s.reportSeq())
 		live.AddCall(id, s)
-		return backend.ModelResponse{Calls: []backend.ToolCallRequest{{ID: id, Name: ToolSession,
-			Arguments: args}}}, nil
+		return sessions.Call("", id, ToolSession, sessionArgs{Session: s.id, Action: actionReport})
 	}
 	s.finish()
 	usage := s.takeUsage()

@@ -8,6 +8,8 @@
 package sessions
 
 import (
+	"encoding/json"
+	"fmt"
 	"sync"
 
 	"agenthub/backend"
@@ -91,4 +93,14 @@ func (r *Registry[S]) Find(msgs []backend.Message, gone error) (S, string, error
 		}
 	}
 	return zero, "", backend.Errorf(backend.FailInternal, "the run has no task")
+}
+
+// Call is a model response that makes one call of a runtime's own tool
+// (the session tool, say) with args, after text.
+func Call(text, id, tool string, args any) (backend.ModelResponse, error) {
+	b, err := json.Marshal(args)
+	if err != nil {
+		return backend.ModelResponse{}, fmt.Errorf("encode the call of %s: %w", tool, err)
+	}
+	return backend.ModelResponse{Text: text, Calls: []backend.ToolCallRequest{{ID: id, Name: tool, Arguments: b}}}, nil
 }

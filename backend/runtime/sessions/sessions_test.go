@@ -64,3 +64,11 @@ func TestFind(t *testing.T) {
 		t.Error("Find(nil) did not fail")
 	}
 }
+
+func TestCall(t *testing.T) {
+	r, err := Call("text", "c1", "x.session", map[string]string{"session": "s1"})
+	if err != nil || r.Text != "text" || len(r.Calls) != 1 || r.Calls[0].ID != "c1" || r.Calls[0].Name != "x.session" ||
+		string(r.Calls[0].Arguments) != `{"session":"s1"}` {
+		t.Fatalf("Call = %+v, %v", r, err)
+	}
+}
