@@ -28,9 +28,12 @@ type Action struct {
 	URL       string             `json:"url,omitempty"`
 	Server    string             `json:"server,omitempty"`    // mcp: the server's name
 	ReadOnly  bool               `json:"read_only,omitempty"` // mcp: the server annotates the tool readOnlyHint
-	Remote    string             `json:"remote,omitempty"`    // commit, push, publish, deploy
-	Ref       string             `json:"ref,omitempty"`
-	Target    string             `json:"target,omitempty"`
+	// TrustReadOnly (mcp) is the profile's allow_read_only for the server:
+	// a read-only call no rule matches is allowed instead of asking.
+	TrustReadOnly bool   `json:"allow_read_only,omitempty"`
+	Remote        string `json:"remote,omitempty"` // commit, push, publish, deploy
+	Ref           string `json:"ref,omitempty"`
+	Target        string `json:"target,omitempty"`
 }
 
 // paths returns every path an action touches.

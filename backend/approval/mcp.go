@@ -93,9 +93,14 @@ func mcpPattern(r MCPRule) string {
 	return s
 }
 
+// RuleReadOnlyDefault names the default of a read-only MCP call whose
+// server the profile trusts (allow_read_only): allow.
+const RuleReadOnlyDefault = "default:mcp-read-only"
+
 // evalMCP decides an MCP tool call: Deny > Allow > Ask among the mcp rules,
-// the most specific reported; no match asks. A call whose server and tool
-// cannot be read asks.
+// the most specific reported; no match asks, except for a read-only call
+// whose server the profile trusts (allow_read_only), which is allowed. A
+// call whose server and tool cannot be read asks.
 func (p *Policy) evalMCP(a Action) backend.PolicyResult {
 	t := newTally()
 	server, tool, ok := mcpTarget(a)
@@ -110,6 +115,11 @@ func (p *Policy) evalMCP(a Action) backend.PolicyResult {
 			score++
 		}
 		t.step(ruleName("mcp", i, r.ID), mcpPattern(r), mcpRuleMatch(r, server, tool, a.ReadOnly), r.Verdict, score)
+	}
+	if len(t.best) == 0 && a.ReadOnly && a.TrustReadOnly {
+		t.note(RuleReadOnlyDefault, server+"/"+tool, backend.Allow)
+		return backend.PolicyResult{Verdict: backend.Allow, Kind: backend.ActionMCP, RuleID: RuleReadOnlyDefault,
+			Trace: t.trace, Reason: "the profile trusts the read-only tools of server " + server + " (allow_read_only)"}
 	}
 	return t.outcome(backend.ActionMCP, backend.Ask)
 }

@@ -167,3 +167,36 @@ func TestMCPGrantAndAlwaysAllow(t *testing.T) {
 		t.Errorf("ActionFromText: %+v", got)
 	}
 }
+
+// TestMCPTrustedReadOnly: with the profile's allow_read_only, a read-only
+// call no rule matches is allowed; a deny or ask rule still wins, and an
+// unannotated tool still asks.
+func TestMCPTrustedReadOnly(t *testing.T) {
+	p, err := ParsePolicy([]byte(mcpPolicy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	trusted := func(server, tool string, readOnly bool) Action {
+		a := mcpAction(t, server, tool, readOnly)
+		a.TrustReadOnly = true
+		return a
+	}
+	for _, tc := range []struct {
+		a    Action
+		want backend.Verdict
+		rule string
+	}{
+		{trusted("web", "fetch", true), backend.Allow, RuleReadOnlyDefault},
+		{trusted("web", "fetch", false), backend.Ask, "default:mcp"},
+		{trusted("docs", "drop_all", true), backend.Deny, "docs-drop"},
+		{trusted("notes", "delete", true), backend.Allow, "notes-all"},
+	} {
+		if r := p.Evaluate(tc.a); r.Verdict != tc.want || r.RuleID != tc.rule {
+			t.Errorf("%s/%s: %s by %s, want %s by %s", tc.a.Server, tc.a.Tool, r.Verdict, r.RuleID, tc.want, tc.rule)
+		}
+	}
+	ask, _ := ParsePolicy([]byte("version = 1\n[[mcp]]\nid = \"a\"\nserver = \"web\"\nverdict = \"ask\"\n"))
+	if r := ask.Evaluate(trusted("web", "fetch", true)); r.Verdict != backend.Ask || r.RuleID != "a" {
+		t.Errorf("ask rule: %s by %s", r.Verdict, r.RuleID)
+	}
+}

@@ -12,9 +12,10 @@
 //     ([ActionMCP]) whose subject binds server, tool and arguments (and
 //     read_only when the server annotates the tool readOnlyHint); it asks
 //     unless an [[mcp]] rule of the workspace policy says otherwise. This
-//     package decides no policy. The one exception: a tool the server
-//     annotates readOnlyHint, on a server whose profile entry sets
-//     allow_read_only, runs without asking (recorded like any call). The
+//     package decides no policy. A tool the server annotates readOnlyHint,
+//     on a server whose profile entry sets allow_read_only, is marked so in
+//     the subject and the policy's default for it is allow instead of ask;
+//     it still goes to the gate, so deny and ask rules apply. The
 //     annotation alone never skips the gate.
 //   - A server's failure is a tool error the model sees, never a run
 //     failure: a server that will not start offers no tools, a server that

@@ -169,3 +169,41 @@ func writePolicy(t *testing.T, root, text string) {
 		t.Fatal(err)
 	}
 }
+
+// TestMCPAllowReadOnlyStillGated: allow_read_only makes a read-only call
+// run without asking, but a workspace deny rule and a profile override
+// still apply to it.
+func TestMCPAllowReadOnlyStillGated(t *testing.T) {
+	root := t.TempDir()
+	writePolicy(t, root, "version = 1\n[[mcp]]\nid = \"no-crash\"\nserver = \"demo\"\ntool = \"crash\"\nverdict = \"deny\"\n")
+	var over approval.Policy
+	if err := toml.Unmarshal([]byte("[[mcp]]\nid = \"ask-lookup\"\nserver = \"demo\"\ntool = \"lookup\"\nverdict = \"ask\"\n"), &over); err != nil {
+		t.Fatal(err)
+	}
+	set := NewSet([]Config{helperConfig(t, "demo", true)}, nil)
+	defer set.Close()
+	n := startNativeOver(t, root, set, &over,
+		mcpCall("c1", "mcp__demo__grow", `{}`), // read-only, trusted, no rule: runs
+		mcpCall("c2", "mcp__demo__lookup", `{"key":"k"}`),
+		mcpCall("c3", "mcp__demo__crash", `{}`),
+		llmtest.Turn{Text: []string{"unreachable"}})
+	n.wait(t, backend.RunNeedsApproval)
+	aps, _ := n.e.Approvals(t.Context(), n.run.ID)
+	if len(aps) != 1 || aps[0].ToolCallID != "c2" {
+		t.Fatalf("approvals: %+v", aps)
+	}
+	if !n.seen(t, 1, "grown") {
+		t.Error("the trusted read-only call did not run")
+	}
+	if _, err := n.e.Decide(t.Context(), backend.Decision{ApprovalID: aps[0].ID, Kind: backend.ApproveOnce,
+		SubjectHash: aps[0].SubjectHash, Actor: "me", Surface: backend.SurfaceCLI}); err != nil {
+		t.Fatal(err)
+	}
+	r := n.wait(t, backend.RunFailed) // crash is denied before it runs
+	if r.Failure == nil || r.Failure.Code != backend.FailPermissionDenied {
+		t.Fatalf("failure: %+v", r.Failure)
+	}
+	if !n.seen(t, 2, "value of k is 42") {
+		t.Error("the approved call did not run")
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"agenthub/backend"
+	"agenthub/backend/approval"
 )
 
 func toolByName(t *testing.T, s *Set, name string) backend.Tool {
@@ -79,11 +80,27 @@ func TestGateAction(t *testing.T) {
 	}
 	trusting := NewSet([]Config{helperConfig(t, "demo", true)}, nil)
 	defer trusting.Close()
-	if a, err := toolByName(t, trusting, "mcp__demo__lookup").Action(t.Context(), backend.ToolEnv{}, json.RawMessage(`{}`)); a != nil || err != nil {
-		t.Errorf("allowed read-only tool: %+v %v", a, err)
+	// allow_read_only: the call still reaches the gate (so rules apply), and
+	// the policy's default for it is allow.
+	verdict := func(set *Set, name string) backend.Verdict {
+		a, err := toolByName(t, set, name).Action(t.Context(), backend.ToolEnv{}, json.RawMessage(`{}`))
+		if err != nil || a == nil {
+			t.Fatalf("%s: %+v %v", name, a, err)
+		}
+		act, err := approval.ActionOf(backend.GateRequest{Tool: name, Action: *a})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return approval.DefaultPolicy().Evaluate(act).Verdict
 	}
-	if a, _ := toolByName(t, trusting, "mcp__demo__echo").Action(t.Context(), backend.ToolEnv{}, json.RawMessage(`{}`)); a == nil {
-		t.Errorf("allow_read_only let an unannotated tool through")
+	if v := verdict(trusting, "mcp__demo__lookup"); v != backend.Allow {
+		t.Errorf("trusted read-only tool: %s", v)
+	}
+	if v := verdict(trusting, "mcp__demo__echo"); v != backend.Ask {
+		t.Errorf("allow_read_only let an unannotated tool through: %s", v)
+	}
+	if v := verdict(strict, "mcp__demo__lookup"); v != backend.Ask {
+		t.Errorf("a read-only tool on a strict server: %s", v)
 	}
 }
 

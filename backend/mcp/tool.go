@@ -83,8 +83,10 @@ func inputSchema(v any) (json.RawMessage, error) {
 
 func (t *tool) Spec() backend.ToolSpec { return t.spec }
 
-// readOnly reports whether the call may skip the gate: the server says the
-// tool changes nothing AND the profile trusts that for this server.
+// readOnly reports whether the call need not ask: the server says the tool
+// changes nothing AND the profile trusts that for this server. The call
+// still goes to the gate, so a deny or ask rule of the workspace policy or
+// of the profile's overrides still applies.
 func (t *tool) readOnly() bool {
 	return t.srv.cfg.AllowReadOnly && t.def.Annotations != nil && t.def.Annotations.ReadOnlyHint
 }
@@ -94,9 +96,6 @@ func (t *tool) readOnly() bool {
 func (t *tool) Action(_ context.Context, _ backend.ToolEnv, args json.RawMessage) (*backend.GatedAction, error) {
 	if err := objectArgs(args); err != nil {
 		return nil, fmt.Errorf("invalid arguments for %s: %w; the schema is %s", t.spec.Name, err, t.spec.Schema)
-	}
-	if t.readOnly() {
-		return nil, nil
 	}
 	ann := t.def.Annotations
 	risk := backend.RiskHigh // MCP's default: may be destructive
@@ -110,6 +109,9 @@ func (t *tool) Action(_ context.Context, _ backend.ToolEnv, args json.RawMessage
 		"arguments": json.RawMessage(args)}
 	if ann != nil && ann.ReadOnlyHint {
 		subj["read_only"] = true // what [[mcp]] rules with read_only = true match
+	}
+	if t.readOnly() {
+		subj["allow_read_only"] = true // the policy's default for this call is allow, not ask
 	}
 	subject, err := json.Marshal(subj)
 	if err != nil {
