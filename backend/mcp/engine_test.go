@@ -54,7 +54,7 @@ func startNativeOver(t *testing.T, root string, set *Set, over *approval.Policy,
 		llm.Retry{Attempts: 1}), llm.ModelConfig{Model: "m"})
 	roots := func(string) (string, error) { return root, nil }
 	e := engine.New(engine.Config{Store: st, Gate: approval.NewGate(roots), Roots: roots, Default: "test",
-		Tools:    map[string]backend.Tool{},
+		Tools: map[string]backend.Tool{},
 		Profiles: map[string]engine.Profile{"test": {Runtime: "native", Model: model, Source: set, Stop: engine.DefaultStop,
 			Policy: over}}})
 	if err := e.Recover(t.Context()); err != nil {

@@ -85,7 +85,9 @@ func newHelperServer() *sdk.Server {
 		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
 		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			s.AddTool(&sdk.Tool{Name: "extra", Description: "Added mid-run.", InputSchema: obj("")},
-				func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return text("extra ran"), nil })
+				func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+					return text("extra ran"), nil
+				})
 			// The notification is debounced (10 ms) and, over HTTP, travels
 			// on another stream: let it arrive before the answer.
 			time.Sleep(300 * time.Millisecond)
