@@ -11,6 +11,7 @@ import (
 
 	"agenthub/backend"
 	"agenthub/backend/engine"
+	"agenthub/backend/llm/local"
 	"agenthub/backend/store"
 )
 
@@ -20,6 +21,9 @@ type Config struct {
 	Version string          // build version
 	Surface backend.Surface // window | browser | cli
 	MaxRuns int             // global cap on concurrent runs; 0 = the engine's default (4)
+	// LocalServers are where SystemAPI.LocalModels looks for local model
+	// servers; nil = their standard loopback ports (local.Defaults).
+	LocalServers []local.Probe
 	// Sink, when set, sees every committed event (the window's bridge).
 	Sink backend.Sink
 }

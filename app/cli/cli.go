@@ -21,7 +21,6 @@ import (
 
 	"agenthub/app/api"
 	"agenthub/backend"
-	"agenthub/backend/llm"
 )
 
 // Env is everything a command may touch, injected for tests.
@@ -36,9 +35,6 @@ type Env struct {
 	// Context, when set, bounds long-running commands (serve, window) in
 	// tests; Main always also stops on SIGINT and SIGTERM.
 	Context context.Context
-	// Probes, when set, replace the loopback ports doctor checks for local
-	// model servers (tests point them at fakes).
-	Probes []llm.Probe
 	// Window runs the desktop window over an unopened core.
 	Window func(core *api.Core, assets fs.FS) error
 }
@@ -191,5 +187,10 @@ func openCore(ctx context.Context, e *Env, homeFlag string, surface backend.Surf
 	if err != nil {
 		return nil, err
 	}
-	return api.Open(ctx, api.Config{Home: home, Version: e.Version, Surface: surface, MaxRuns: maxRuns})
+	servers, err := localServers(e.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	return api.Open(ctx, api.Config{Home: home, Version: e.Version, Surface: surface, MaxRuns: maxRuns,
+		LocalServers: servers})
 }

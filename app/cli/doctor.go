@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"agenthub/app/api"
-	"agenthub/backend/llm"
 )
 
 // check is one line of `agenthub doctor`.
@@ -32,11 +31,7 @@ func runDoctor(ctx context.Context, e *Env, args []string) error {
 		displayCheck(e.Getenv)}
 	checks = append(checks, dataChecks(ctx, e, *home)...)
 	checks = append(checks, toolChecks(ctx, e)...)
-	probes := e.Probes
-	if probes == nil {
-		probes = llm.DefaultProbes
-	}
-	checks = append(checks, modelServerChecks(ctx, probes)...)
+	checks = append(checks, modelServerChecks(ctx, e.Getenv)...)
 	failed := 0
 	for _, c := range checks {
 		status := "pass"

@@ -12,7 +12,6 @@ import (
 	"testing/fstest"
 
 	"agenthub/app/api"
-	"agenthub/backend/llm"
 )
 
 // TestDoctorFindsCLIsAndModelServers puts fake agent CLIs on the PATH and a
@@ -36,15 +35,23 @@ func TestDoctorFindsCLIsAndModelServers(t *testing.T) {
 		_, _ = w.Write([]byte(`{"models":[{"name":"qwen3:0.6b"}]}`))
 	}))
 	defer ollama.Close()
+	vllm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/models" {
+			http.NotFound(w, r)
+			return
+		}
+		_, _ = w.Write([]byte(`{"object":"list","data":[{"id":"Qwen/Qwen3-0.6B","object":"model"}]}`))
+	}))
+	defer vllm.Close()
 	closed := httptest.NewServer(http.NotFoundHandler())
 	closedURL := closed.URL
 	closed.Close()
 
-	env := map[string]string{"AGENTHUB_HOME": t.TempDir(), "PATH": bin + ":/usr/bin:/bin"}
+	env := map[string]string{"AGENTHUB_HOME": t.TempDir(), "PATH": bin + ":/usr/bin:/bin",
+		"AGENTHUB_LOCAL_SERVERS": "ollama=" + ollama.URL + ",lmstudio=" + closedURL + ",vllm=" + vllm.URL}
 	var out, errOut bytes.Buffer
 	code := Main(Env{Args: []string{"doctor"}, Stdout: &out, Stderr: &errOut,
 		Getenv: func(k string) string { return env[k] }, Assets: fstest.MapFS{},
-		Probes: []llm.Probe{{Kind: llm.ServerOllama, Root: ollama.URL}, {Kind: llm.ServerLMStudio, Root: closedURL}},
 		Window: func(*api.Core, fs.FS) error { return nil }})
 	text := out.String()
 	for _, want := range []string{
@@ -53,6 +60,7 @@ func TestDoctorFindsCLIsAndModelServers(t *testing.T) {
 		"[warn] Codex: codex found but `codex --version` failed",
 		"[pass] Ollama: running at " + ollama.URL + "/v1 with 1 model(s): qwen3:0.6b",
 		"[warn] LM Studio: not running at " + closedURL,
+		"[pass] vLLM: running at " + vllm.URL + "/v1 with 1 model(s): Qwen/Qwen3-0.6B",
 		"[pass] SQLite",
 	} {
 		if !strings.Contains(text, want) {

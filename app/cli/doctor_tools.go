@@ -2,11 +2,9 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
-	"agenthub/backend/llm"
 	"agenthub/backend/proc"
 	"agenthub/backend/runtime/acp"
 	"agenthub/backend/runtime/claude"
@@ -61,29 +59,4 @@ func firstLine(s string) string {
 		s = s[:i]
 	}
 	return s
-}
-
-// modelServerChecks probe Ollama and LM Studio on their loopback ports.
-func modelServerChecks(ctx context.Context, probes []llm.Probe) []check {
-	found := map[llm.ServerKind]llm.LocalServer{}
-	for _, s := range llm.DiscoverAt(ctx, nil, probes) {
-		found[s.Kind] = s
-	}
-	labels := map[llm.ServerKind]string{llm.ServerOllama: "Ollama", llm.ServerLMStudio: "LM Studio"}
-	var out []check
-	for _, p := range probes {
-		c := check{name: labels[p.Kind], optional: true}
-		if s, ok := found[p.Kind]; ok {
-			c.ok = true
-			c.detail = fmt.Sprintf("running at %s with %d model(s)", s.BaseURL, len(s.Models))
-			if len(s.Models) > 0 {
-				c.detail += ": " + strings.Join(s.Models, ", ")
-			}
-		} else {
-			c.detail = "not running at " + p.Root
-			c.fix = "start it for offline runs with local models (optional)"
-		}
-		out = append(out, c)
-	}
-	return out
 }

@@ -32,7 +32,12 @@ func runWindow(ctx context.Context, e *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	core := api.New(api.Config{Home: dir, Version: e.Version, Surface: backend.SurfaceWindow, MaxRuns: maxRuns})
+	servers, err := localServers(e.Getenv)
+	if err != nil {
+		return err
+	}
+	core := api.New(api.Config{Home: dir, Version: e.Version, Surface: backend.SurfaceWindow, MaxRuns: maxRuns,
+		LocalServers: servers})
 	if *approvalID != "" {
 		core.RequestOpen(api.OpenRequest{ApprovalID: *approvalID})
 	}

@@ -48,6 +48,10 @@ func (s *Server) Handler() http.Handler {
 		v, err := s.system.Info()
 		reply(w, v, err)
 	})
+	mux.HandleFunc("GET /api/local-models", func(w http.ResponseWriter, r *http.Request) {
+		v, err := s.system.LocalModels()
+		reply(w, v, err)
+	})
 	s.workspaceRoutes(mux)
 	s.settingsRoutes(mux)
 	s.runRoutes(mux)

@@ -1,7 +1,7 @@
 // Package llm is the provider side of AgentHub's built-in agent runtime: one
 // streaming [Client] interface, the request and response vocabulary, typed
-// provider errors, a retry-and-fallback wrapper ([Fallback]) and loopback
-// discovery of local model servers ([Discover]).
+// provider errors and a retry-and-fallback wrapper ([Fallback]). Finding
+// local model servers on loopback is the subpackage local's.
 //
 // Invariants: this package imports only the standard library and the backend
 // vocabulary; the provider SDKs are imported only by its subpackages openai

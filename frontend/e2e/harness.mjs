@@ -10,11 +10,16 @@ export const ARTIFACTS = resolve(FRONTEND, process.env.E2E_ARTIFACTS ?? 'test-re
 export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 export const URL_LINE = /(http:\/\/127\.0\.0\.1:(\d+)\/\?token=([A-Za-z0-9_-]+))/;
 
-export function startServer(home) {
+/**
+ * Starts `agenthub serve` over home. It probes no local model server unless
+ * env sets AGENTHUB_LOCAL_SERVERS (KIND=URL,…), so what a model server on
+ * this machine happens to run never shows in a test.
+ */
+export function startServer(home, env = {}) {
   return new Promise((resolvePromise, reject) => {
     const proc = spawn(BIN, ['serve', '--addr', '127.0.0.1:0', '--home', home], {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, AGENTHUB_HOME: '' },
+      env: { ...process.env, AGENTHUB_HOME: '', AGENTHUB_LOCAL_SERVERS: 'none', ...env },
     });
     let out = '';
     let err = '';

@@ -10,6 +10,7 @@ import type {
   Decision,
   DecisionOutcome,
   Info,
+  LocalServer,
   OpenRequest,
   PolicyView,
   ProfileInfo,
@@ -25,6 +26,8 @@ export type TransportKind = 'wails' | 'http';
 
 export interface SystemAPI {
   info(): Promise<Info>;
+  /** The model servers answering on loopback, with their models; [] when none. */
+  localModels(): Promise<LocalServer[]>;
   /**
    * The window only: what it was asked to show, handed out once
    * (`agenthub window --approval ID`, also from a second launch).

@@ -4,7 +4,7 @@
 import type { Api } from './contract';
 import { ApiError, CLIENT_CODES, codeForStatus, toApiError } from './error';
 import { openStream } from './sse';
-import type { RunEvent } from './types';
+import type { LocalServer, RunEvent } from './types';
 
 export interface HttpOptions {
   /** Origin and path prefix; "" means the page's own origin. */
@@ -114,7 +114,10 @@ export function createHttpApi(opts: HttpOptions = {}): Api {
 
   return {
     transport: 'http',
-    system: { info: () => request('GET', '/api/info') },
+    system: {
+      info: () => request('GET', '/api/info'),
+      localModels: async () => (await request<LocalServer[] | null>('GET', '/api/local-models')) ?? [],
+    },
     workspaces: {
       list: () => request('GET', '/api/workspaces'),
       add: (path) => request('POST', '/api/workspaces', { path }),

@@ -9,6 +9,7 @@ import type {
   AuditVerify,
   GateRow,
   Info,
+  LocalServer,
   PolicyView,
   ProfileInfo,
   RunEvent,
@@ -39,6 +40,8 @@ export interface MemoryApiOptions {
   workspaces?: Workspace[];
   settings?: Settings;
   info?: Info;
+  /** What SystemAPI.localModels finds; default: nothing. */
+  localServers?: LocalServer[];
   /** Present => window mode with a native dialog answering this path. */
   pickDirectory?: () => Promise<string>;
   /** Per-method failures: the next call of that method rejects with it. */
@@ -104,6 +107,8 @@ export function createMemoryApi(o: MemoryApiOptions = {}): MemoryApi {
     emit: (batch) => listeners.forEach((l) => l(batch)),
     system: {
       info: () => rec('system.info', [], () => o.info ?? { version: 'test', home: '~/.local/share/agenthub', mode: 'browser' }),
+      localModels: () =>
+        rec('system.localModels', [], () => (o.localServers ?? []).map((s) => ({ ...s, models: [...s.models] }))),
     },
     workspaces: {
       list: () => rec('workspaces.list', [], () => [...workspaces]),

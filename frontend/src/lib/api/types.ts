@@ -24,6 +24,17 @@ export interface Info {
   mode: 'window' | 'browser' | 'cli';
 }
 
+/** A model server found on loopback (SystemAPI.LocalModels, backend/llm/local). */
+export interface LocalServer {
+  kind: 'ollama' | 'lmstudio' | 'llamacpp' | 'vllm';
+  /** The product's name: Ollama, LM Studio, llama.cpp, vLLM. */
+  label: string;
+  /** The OpenAI-compatible endpoint, for a profile's base_url. */
+  baseUrl: string;
+  /** Sorted; empty when the server has no model installed or loaded. */
+  models: string[];
+}
+
 export interface Workspace {
   id: string;
   name: string;
@@ -220,6 +231,8 @@ export interface ProfileInfo {
   default: boolean;
   /** Declared by external runtimes only; absent for the built-in loop and playbooks. */
   capabilities?: Capabilities;
+  /** The action kinds whose advisory gating the profile accepts (accept_advisory); its runs are not refused for them. */
+  acceptAdvisory?: ActionKind[];
 }
 
 export type Verdict = 'allow' | 'ask' | 'deny';

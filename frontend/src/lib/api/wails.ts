@@ -43,6 +43,7 @@ export function createWailsApi(win: WailsWindow): Api {
     transport: 'wails',
     system: {
       info: () => call('SystemAPI', 'Info'),
+      localModels: async () => (await call<import('./types').LocalServer[] | null>('SystemAPI', 'LocalModels')) ?? [],
       takeOpen: async () => (await call<import('./types').OpenRequest | null>('SystemAPI', 'TakeOpen')) ?? {},
       onOpen(cb) {
         const off = win.runtime?.EventsOn(OPEN_CHANNEL, () => cb());
