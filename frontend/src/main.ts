@@ -15,5 +15,6 @@ let api = createApi();
 const view = parseHash(location.hash);
 if (view.name === 'run') api = prefetchEvents(api, view.runId, 0, FIRST_PAGE);
 void import('./start').then(({ start }) => start(api));
-// Every timeline row shows a time: build the first formatter while the app's chunk loads.
-if (view.name === 'run') warmDateFormatting();
+// Every timeline row shows a time: build the first formatter while the app's
+// chunk loads, in the page's language (index.html's until settings apply theirs).
+if (view.name === 'run') warmDateFormatting(document.documentElement.lang || undefined);

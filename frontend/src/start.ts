@@ -5,7 +5,7 @@
 import { mount } from 'svelte';
 import App from './App.svelte';
 import type { Api } from './lib/api';
-import { ReviewState } from './lib/state/review.svelte';
+import { parseHash, ReviewState } from './lib/state/review.svelte';
 import { SettingsState } from './lib/state/settings.svelte';
 import { WorkspacesState } from './lib/state/workspaces.svelte';
 
@@ -13,6 +13,9 @@ export function start(api: Api): void {
   const settings = new SettingsState(api);
   const workspaces = new WorkspacesState(api);
   const review = new ReviewState(api);
+  // The view the address names, from the first render on (App reads the
+  // address again once mounted): a run opens without rendering home first.
+  review.go(parseHash(location.hash));
   mount(App, {
     target: document.getElementById('app')!,
     props: { api, settings, workspaces, review },
