@@ -31,7 +31,7 @@ func contextEngine(t *testing.T, w wire, srv *llmtest.Server, path string) *fixt
 	}
 	f := &fixture{st: st, path: path, write: &writeTool{}}
 	f.e = New(Config{Store: st, Default: "test",
-		Tools: map[string]backend.Tool{"echo": echoTool{}, "big": bigTool{}, "write": f.write},
+		Tools:    map[string]backend.Tool{"echo": echoTool{}, "big": bigTool{}, "write": f.write},
 		Profiles: map[string]Profile{"test": {Runtime: "native", Model: model, Stop: DefaultStop}}})
 	if err := f.e.Recover(t.Context()); err != nil {
 		t.Fatal(err)
