@@ -154,7 +154,16 @@ type Gate interface {
 	Evaluate(ctx context.Context, req GateRequest) PolicyResult
 }
 
-// Failure is the failure of a Failed run (FC1).
+// KindGate is a Gate that can tell before a run starts whether its policy,
+// in a workspace, asks or denies some action of a kind: a runtime whose
+// gating of that kind is only advisory cannot enforce it (AD2). A Gate
+// that does not implement it is taken to gate every kind.
+type KindGate interface {
+	Gates(workspaceID string, kind ActionKind) bool
+}
+
+// Failure is the failure of a Failed run (FC1). Next is the failure's own
+// next step when it has one, else the code's default ([Recovery]).
 type Failure struct {
 	Code    FailureCode `json:"code"`
 	Message string      `json:"message"`

@@ -73,6 +73,11 @@ const (
 	EvRuntimeStarted   EventType = "runtime.started"
 	EvVersionDrift     EventType = "runtime.version_drift"
 	EvSchemaValidation EventType = "schema.validation_failed"
+	// EvGatingAdvisory records, at Preparing, the action kinds the run's
+	// policy gates but its runtime only advises on, which the profile
+	// accepted (AD2): AgentHub records those actions and cannot stop them.
+	// Payload [GatingAdvisory].
+	EvGatingAdvisory EventType = "runtime.gating_advisory"
 
 	// EvSystemGap is synthesised per subscriber and never persisted (EV10).
 	EvSystemGap EventType = "system.gap"
@@ -90,13 +95,25 @@ type StatusChanged struct {
 	Reason string   `json:"reason,omitempty"`
 }
 
-// RunEnded is the payload of the terminal events.
+// RunEnded is the payload of the terminal events. Recovery is the code's
+// default next step ([Recovery], which the UI localises by code); Next is
+// the failure's own next step when the error named one ([Error.Next]), and
+// then is what a reader shows instead.
 type RunEnded struct {
 	From       RunState    `json:"from"`
 	DoneReason string      `json:"doneReason"`
 	Code       FailureCode `json:"code,omitempty"`
 	Message    string      `json:"message,omitempty"`
 	Recovery   string      `json:"recovery,omitempty"`
+	Next       string      `json:"next,omitempty"`
+}
+
+// GatingAdvisory is the payload of runtime.gating_advisory.
+type GatingAdvisory struct {
+	Runtime    string       `json:"runtime"`
+	Profile    string       `json:"profile"`
+	Kinds      []ActionKind `json:"kinds"`
+	AcceptedBy string       `json:"acceptedBy"` // the profile setting that accepts it
 }
 
 // InferenceAnnotated is the payload of run.inference.annotated.

@@ -29,6 +29,10 @@ type ProfileInfo struct {
 	// Capabilities is what an external runtime declares (AD2); nil for the
 	// built-in loop and playbooks.
 	Capabilities *backend.Capabilities `json:"capabilities,omitempty"`
+	// AcceptAdvisory lists the action kinds whose advisory gating the
+	// profile accepts (accept_advisory, or Codex's gating = "advisory"):
+	// runs record those actions instead of being refused (AD2).
+	AcceptAdvisory []backend.ActionKind `json:"acceptAdvisory,omitempty"`
 }
 
 // ProfilesDir is where profile files live inside the data directory.
@@ -54,16 +58,13 @@ func (c *Core) loadProfiles() {
 		}
 		c.engine.AddProfile(p.Name, ep)
 		info := ProfileInfo{Name: p.Name, Runtime: p.Runtime, Provider: p.Provider,
-			Model: p.Model, BaseURL: p.BaseURL, Scripted: ep.Scripted}
-		if p.Runtime == profile.RuntimeClaude {
-			caps := claude.Capabilities()
-			info.Provider, info.Capabilities = profile.ProviderAnthropic, &caps
-		}
-		if caps, ok := acpCapabilities(p); ok {
-			info.Capabilities = &caps
-		}
-		if caps, ok := codexCapabilities(p); ok {
-			info.Provider, info.Capabilities = profile.ProviderOpenAI, &caps
+			Model: p.Model, BaseURL: p.BaseURL, Scripted: ep.Scripted, Capabilities: ep.Capabilities,
+			AcceptAdvisory: ep.AcceptAdvisory}
+		switch p.Runtime {
+		case profile.RuntimeClaude:
+			info.Provider = profile.ProviderAnthropic
+		case profile.RuntimeCodex:
+			info.Provider = profile.ProviderOpenAI
 		}
 		c.profiles = append(c.profiles, info)
 	}
@@ -83,6 +84,12 @@ func engineProfile(p profile.Profile, home string) (engine.Profile, error) {
 	if len(ep.Tools) == 0 {
 		ep.Tools = builtinTools() // never a runtime's proxy tools
 	}
+	ep.Capabilities = runtimeCapabilities(p)
+	kinds, by := p.AcceptsAdvisory()
+	for _, k := range kinds {
+		ep.AcceptAdvisory = append(ep.AcceptAdvisory, backend.ActionKind(k))
+	}
+	ep.AcceptedBy = by
 	switch p.Runtime {
 	case profile.RuntimeClaude:
 		ep.Model = claude.NewModel(claude.Config{Command: p.Command.Program(), Model: p.Model, BaseURL: p.BaseURL,
@@ -113,6 +120,22 @@ func engineProfile(p profile.Profile, home string) (engine.Profile, error) {
 		ep.Source = mcp.NewSet(mcpConfigs(p.MCP), nil)
 	}
 	return ep, nil
+}
+
+// runtimeCapabilities is what an external runtime declares (AD2); nil for
+// the built-in loop and playbooks.
+func runtimeCapabilities(p profile.Profile) *backend.Capabilities {
+	if p.Runtime == profile.RuntimeClaude {
+		caps := claude.Capabilities()
+		return &caps
+	}
+	if caps, ok := acpCapabilities(p); ok {
+		return &caps
+	}
+	if caps, ok := codexCapabilities(p); ok {
+		return &caps
+	}
+	return nil
 }
 
 func mcpConfigs(servers []profile.MCPServer) []mcp.Config {

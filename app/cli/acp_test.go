@@ -24,6 +24,12 @@ import (
 
 func init() { acptest.MaybeServeAgent() }
 
+// acceptAll is the profile setting an arbitrary ACP agent needs to run
+// under the default policy: it may write, run commands and fetch without
+// asking, so its gating of every kind is advisory (acp.Capabilities), and
+// AgentHub refuses the run unless the profile accepts that.
+const acceptAll = "\naccept_advisory = [\"write\", \"patch\", \"shell\", \"network\"]"
+
 // acpRun runs one task on an acp profile whose agent plays script.
 func acpRun(t *testing.T, onApproval string, setup func(dir string) acptest.Script) (string, []backend.Event, int, string) {
 	t.Helper()
@@ -40,7 +46,7 @@ func acpRun(t *testing.T, onApproval string, setup func(dir string) acptest.Scri
 	for _, c := range cmd {
 		quoted = append(quoted, fmt.Sprintf("%q", c))
 	}
-	writeACPProfile(t, env, "runtime = \"acp\"\ncommand = ["+strings.Join(quoted, ", ")+"]\nrun_timeout = \"1m\"")
+	writeACPProfile(t, env, "runtime = \"acp\"\ncommand = ["+strings.Join(quoted, ", ")+"]\nrun_timeout = \"1m\""+acceptAll)
 	code, out, errOut := runCLI(t, env, "run", "--workspace", dir, "--profile", "gm", "--json",
 		"--on-approval", onApproval, "do the task")
 	if strings.Contains(out, dir) {
@@ -144,7 +150,7 @@ func TestACPPartialEditTellsTheAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeACPProfile(t, env, fmt.Sprintf("runtime = \"acp\"\ncommand = [%q, %q, %q]", cmd[0], cmd[1], cmd[2]))
+	writeACPProfile(t, env, fmt.Sprintf("runtime = \"acp\"\ncommand = [%q, %q, %q]", cmd[0], cmd[1], cmd[2])+acceptAll)
 	core, run := startProfileRun(t, env, dir, "gm", "edit")
 	tk := waitForApproval(t, core, run.ID)
 	evs := approveFirstHunk(t, core, run.ID, tk)
@@ -219,7 +225,7 @@ func TestACPCancelSendsSessionCancelThenStops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeACPProfile(t, env, fmt.Sprintf("runtime = \"acp\"\ncommand = [%q, %q, %q]", cmd[0], cmd[1], cmd[2]))
+	writeACPProfile(t, env, fmt.Sprintf("runtime = \"acp\"\ncommand = [%q, %q, %q]", cmd[0], cmd[1], cmd[2])+acceptAll)
 	core, run := startProfileRun(t, env, dir, "gm", "think")
 	var pids []int
 	for deadline := time.Now().Add(30 * time.Second); len(pids) == 0 || !hasType(runEvents(t, core, run.ID), backend.EvRuntimeStarted); time.Sleep(50 * time.Millisecond) {

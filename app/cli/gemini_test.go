@@ -170,30 +170,69 @@ func TestGeminiShellIsAShellApproval(t *testing.T) {
 	})
 }
 
-// TestGeminiReadOnlyCommandsRunUnasked pins why Gemini's shell gating is
-// declared advisory: Gemini CLI 0.61.0 runs commands it deems read-only
-// (here `ls`) without a permission request; AgentHub sees them only as
-// runtime.tool_call events. When this test fails, the capability may be
-// raised to enforced.
-func TestGeminiReadOnlyCommandsRunUnasked(t *testing.T) {
+// TestGeminiReadOnlyCommandsAsk pins why Gemini's shell gating is declared
+// enforced: Gemini CLI 0.61.0 on its own runs commands it deems read-only
+// (ls, cat, grep, echo… in the workspace) without a permission request;
+// the policy AgentHub writes into its isolated HOME (acp/geminipolicy.go)
+// makes every command ask, so `ls` is a shell approval, and rejected it
+// never runs.
+func TestGeminiReadOnlyCommandsAsk(t *testing.T) {
 	t.Parallel()
-	_, _, evs := geminiRun(t, "reject", func(string) []acptest.Turn {
+	ls := func(string) []acptest.Turn {
 		return []acptest.Turn{{Calls: []acptest.Call{{Name: "run_shell_command", Args: map[string]any{"command": "ls"}}}},
 			{Text: []string{"Listed."}}}
-	})
-	if asked := eventsOf(evs, backend.EvApprovalRequested); len(asked) != 0 {
-		t.Fatalf("ls asked: %v", asked)
 	}
-	var ran bool
-	for _, c := range eventsOf(evs, acp.EvToolCall) {
-		ran = ran || c["title"] == "ls" && c["status"] == "completed"
+	for _, decision := range []string{"approve", "reject"} {
+		t.Run(decision, func(t *testing.T) {
+			t.Parallel()
+			_, srv, evs := geminiRun(t, decision, ls)
+			asked := eventsOf(evs, backend.EvApprovalRequested)
+			if len(asked) != 1 || asked[0]["kind"] != "shell" || asked[0]["enforcement"] != "enforced" ||
+				!strings.Contains(fmt.Sprint(asked[0]["preview"]), "command:ls") {
+				t.Fatalf("approval: %v", asked)
+			}
+			var ran bool
+			for _, c := range eventsOf(evs, acp.EvToolCall) {
+				ran = ran || c["title"] == "ls" && c["status"] == "completed"
+			}
+			if ran != (decision == "approve") {
+				t.Fatalf("ls ran = %v after %s: %v", ran, decision, eventsOf(evs, acp.EvToolCall))
+			}
+			reqs := srv.Requests()
+			_, resp := acptest.LastFunctionResponse(reqs[len(reqs)-1])
+			if rejected := strings.Contains(fmt.Sprint(resp["error"]), "canceled by the user"); rejected != (decision == "reject") {
+				t.Fatalf("the agent's function response after %s: %v", decision, resp)
+			}
+			for _, d := range declaredFunctions(reqs[0]) {
+				if d == "google_web_search" {
+					t.Fatal("google_web_search, which AgentHub cannot gate, is offered to the model")
+				}
+			}
+			if hasType(evs, backend.EvGatingAdvisory) {
+				t.Fatal("a gemini run recorded accepted advisory gating")
+			}
+		})
 	}
-	if !ran {
-		t.Fatalf("no runtime.tool_call for ls: %v", eventsOf(evs, acp.EvToolCall))
+	caps := acp.Capabilities(true)
+	if caps.Gating[backend.ActionShell] != backend.Enforced || caps.Gating[backend.ActionNetwork] != backend.Enforced {
+		t.Fatalf("Gemini's shell and network gating must be declared enforced: %v", caps.Gating)
 	}
-	if caps := acp.Capabilities(true); caps.Gating[backend.ActionShell] != backend.Advisory {
-		t.Fatal("Gemini's shell gating must be declared advisory")
+}
+
+// declaredFunctions names the tools a request to the Gemini API offers the
+// model.
+func declaredFunctions(req acptest.Request) []string {
+	var names []string
+	tools, _ := req.Body["tools"].([]any)
+	for _, tl := range tools {
+		decls, _ := tl.(map[string]any)["functionDeclarations"].([]any)
+		for _, d := range decls {
+			if name, ok := d.(map[string]any)["name"].(string); ok {
+				names = append(names, name)
+			}
+		}
 	}
+	return names
 }
 
 func TestGeminiMissingBinaryIsRuntimeUnavailable(t *testing.T) {

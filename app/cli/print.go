@@ -46,16 +46,29 @@ func (f *follower) print(ev backend.Event) {
 		fmt.Fprintf(f.out, "? approval needed: %s (%s, risk %s)\n", str(p["title"]), str(p["kind"]), str(p["risk"]))
 	case backend.EvApprovalResolved:
 		fmt.Fprintf(f.out, "  decided: %s\n", firstNonEmpty(str(p["decision"]), str(p["outcome"])))
+	case backend.EvGatingAdvisory:
+		fmt.Fprintf(f.out, "! advisory gating accepted by the profile (%s) for %s: AgentHub records these actions "+
+			"but cannot stop them\n", str(p["acceptedBy"]), strings.Join(strs(p["kinds"]), ", "))
 	case backend.EvRunCompleted:
 		fmt.Fprintf(f.out, "✓ completed (%s)\n", str(p["doneReason"]))
 	case backend.EvRunFailed:
 		fmt.Fprintf(f.out, "✗ failed: %s (%s)\n", str(p["message"]), str(p["code"]))
-		if next := str(p["recovery"]); next != "" {
+		if next := firstNonEmpty(str(p["next"]), str(p["recovery"])); next != "" { // the failure's own step first
 			fmt.Fprintf(f.out, "  next: %s\n", next)
 		}
 	case backend.EvRunCancelled:
 		fmt.Fprintf(f.out, "■ cancelled (%s)\n", str(p["doneReason"]))
 	}
+}
+
+// strs reads a JSON array of strings.
+func strs(v any) []string {
+	list, _ := v.([]any)
+	out := make([]string, 0, len(list))
+	for _, x := range list {
+		out = append(out, str(x))
+	}
+	return out
 }
 
 func str(v any) string {

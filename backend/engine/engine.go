@@ -42,6 +42,15 @@ type Profile struct {
 
 	// Hooks run after Config.Hooks at every phase (hooks.go, docs/HOOKS.md).
 	Hooks []backend.Hook
+
+	// Capabilities is what an external runtime declares (AD2); nil for the
+	// built-in loop and playbooks, which enforce every gate themselves. A
+	// run whose policy the runtime cannot enforce is refused at Preparing
+	// (gating.go) unless AcceptAdvisory names the kinds; AcceptedBy names
+	// the profile setting that accepted them, for the record.
+	Capabilities   *backend.Capabilities
+	AcceptAdvisory []backend.ActionKind
+	AcceptedBy     string
 }
 
 // Config wires an engine.

@@ -172,3 +172,9 @@ func (rc *runCtl) drift(c *callState) *ending {
 func subjectHash(a backend.GatedAction) (string, error) {
 	return canon.SHA256(json.RawMessage(orNull(a.Subject)))
 }
+
+// Gates implements backend.KindGate: reads are allowed and every other
+// kind asks (or, for secrets, is denied).
+func (DefaultGate) Gates(_ string, kind backend.ActionKind) bool {
+	return kind != backend.ActionRead
+}

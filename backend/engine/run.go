@@ -87,7 +87,14 @@ type ending struct {
 }
 
 func failed(code backend.FailureCode, msg string) *ending {
-	return &ending{state: backend.RunFailed, end: store.End{DoneReason: string(code), Code: code, Message: msg}}
+	return failedNext(code, msg, "")
+}
+
+// failedNext is a failure with its own next step ([backend.Error.Next]),
+// which the run's failure shows instead of the code's default.
+func failedNext(code backend.FailureCode, msg, next string) *ending {
+	return &ending{state: backend.RunFailed,
+		end: store.End{DoneReason: string(code), Code: code, Message: msg, Next: next}}
 }
 
 func (e *Engine) newCtl(rec store.RunRecord, p Profile) *runCtl {
@@ -148,6 +155,9 @@ func (rc *runCtl) prepareAndLoop() *ending {
 		rc.h = nil
 		return failed(backend.FailInternal, "the session already has an active run")
 	}
+	if end := rc.gatingEnding(); end != nil { // gating.go: before the runtime starts
+		return end
+	}
 	msgs, err := rc.e.store.Messages(context.Background(), rc.rec.SessionID)
 	if err != nil {
 		return failed(backend.FailInternal, "could not read the transcript")
@@ -182,7 +192,7 @@ func (rc *runCtl) endFor(err error) *ending {
 	}
 	var be *backend.Error
 	if errors.As(err, &be) {
-		return failed(be.Code, be.Message)
+		return failedNext(be.Code, be.Message, be.Next)
 	}
 	return failed(backend.FailInternal, "an internal error stopped the run")
 }
@@ -228,7 +238,11 @@ func (rc *runCtl) runEnd(end *ending) {
 	if end != nil && end != detached {
 		if ev, ok := runtimeFailure[end.end.Code]; ok && end.state == backend.RunFailed {
 			rc.commitLog(func(tx *store.Tx) error {
-				_, err := tx.Append(rc.rec.ID, ev, map[string]any{"code": end.end.Code, "message": end.end.Message})
+				p := map[string]any{"code": end.end.Code, "message": end.end.Message}
+				if end.end.Next != "" {
+					p["next"] = end.end.Next
+				}
+				_, err := tx.Append(rc.rec.ID, ev, p)
 				return err
 			})
 		}

@@ -76,6 +76,11 @@ type Profile struct {
 	Gating  string `toml:"gating"`
 	Sandbox string `toml:"sandbox"`
 	Mode    string `toml:"mode"`
+	// AcceptAdvisory names the action kinds (read, write, patch, shell,
+	// network) whose advisory gating by an external runtime the profile
+	// accepts: a run whose policy asks or denies such actions is refused
+	// unless the kind is listed here (advisory.go, docs/PROFILES.md).
+	AcceptAdvisory []string `toml:"accept_advisory"`
 	// Executor runs a step's tool calls: sequential (default),
 	// parallel_batch_approval or parallel_streaming (run-model.md §5).
 	Executor string `toml:"executor"`
@@ -134,6 +139,9 @@ func Parse(data []byte) (Profile, error) {
 }
 
 func (p Profile) validate() error {
+	if err := p.validateAdvisory(); err != nil {
+		return err
+	}
 	if p.Keychain != "" && p.Runtime != RuntimeNative {
 		return errors.New("keychain: only native profiles read their key from the OS keychain; use key_env")
 	}

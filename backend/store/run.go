@@ -16,6 +16,7 @@ type RunRecord struct {
 	DoneReason                 string
 	FailureCode                backend.FailureCode
 	FailureMessage             string
+	FailureNext                string // the failure's own next step; "" = the code's default
 	Scripted                   bool
 	Actor                      string
 	Surface                    backend.Surface
@@ -33,8 +34,10 @@ func (r RunRecord) Summary() backend.RunSummary {
 		DoneReason: r.DoneReason, CreatedAt: r.CreatedAt, LastEventAt: r.LastEventAt, LastSequence: r.LastSeq,
 		PendingApprovals: r.PendingApprovals, Scripted: r.Scripted}
 	if r.State == backend.RunFailed {
-		s.Failure = &backend.Failure{Code: r.FailureCode, Message: r.FailureMessage,
-			Next: backend.Recovery[r.FailureCode]}
+		s.Failure = &backend.Failure{Code: r.FailureCode, Message: r.FailureMessage, Next: r.FailureNext}
+		if s.Failure.Next == "" {
+			s.Failure.Next = backend.Recovery[r.FailureCode]
+		}
 	}
 	return s
 }
@@ -83,11 +86,13 @@ func (t *Tx) CreateRun(r RunRecord, created any) (RunRecord, error) {
 	return r, err
 }
 
-// End describes a terminal transition (LC5).
+// End describes a terminal transition (LC5). Next is the failure's own
+// next step ([backend.Error.Next]); empty, readers show the code's default.
 type End struct {
 	DoneReason string
 	Code       backend.FailureCode
 	Message    string
+	Next       string
 }
 
 // Transition moves a run to state to with exactly one lifecycle event in
@@ -121,13 +126,14 @@ func (t *Tx) Transition(runID string, to backend.RunState, reason string, end *E
 		e = *end
 	}
 	e.Message = t.s.red.text(e.Message) // errors may quote tool output
+	e.Next = t.s.red.text(e.Next)
 	var ended any
 	if to.Terminal() {
 		ended = now()
 	}
 	_, err = t.tx.ExecContext(t.ctx, `UPDATE runs SET state = ?, done_reason = ?, failure_code = ?,
-		failure_message = ?, updated_at = ?, ended_at = ? WHERE id = ?`,
-		string(to), e.DoneReason, string(e.Code), e.Message, now(), ended, runID)
+		failure_message = ?, failure_next = ?, updated_at = ?, ended_at = ? WHERE id = ?`,
+		string(to), e.DoneReason, string(e.Code), e.Message, e.Next, now(), ended, runID)
 	if err != nil {
 		return false, fmt.Errorf("update run %s state: %w", runID, err)
 	}
@@ -142,7 +148,8 @@ func lifecycleEvent(from, to backend.RunState, reason string, end *End) (backend
 	case to == backend.RunRunning && from == backend.RunPreparing:
 		return backend.EvRunStarted, backend.StatusChanged{From: from, To: to, Reason: reason}
 	case to.Terminal():
-		p := backend.RunEnded{From: from, DoneReason: end.DoneReason, Code: end.Code, Message: end.Message}
+		p := backend.RunEnded{From: from, DoneReason: end.DoneReason, Code: end.Code, Message: end.Message,
+			Next: end.Next}
 		if end.Code != "" {
 			p.Recovery = backend.Recovery[end.Code]
 		}

@@ -154,9 +154,9 @@ func TestMigrationsNeverDropHistory(t *testing.T) {
 	}
 }
 
-// TestMigrateOldDatabaseKeepsHistory opens a version-1 database holding data
-// with a newer migration set: the file is backed up first and every row
-// survives.
+// TestMigrateOldDatabaseKeepsHistory opens a database at the current
+// version, holding data, with a newer migration set (testdata/extra): the
+// file is backed up first and every row survives.
 func TestMigrateOldDatabaseKeepsHistory(t *testing.T) {
 	ctx := t.Context()
 	s, path := openTest(t)
@@ -182,9 +182,9 @@ func TestMigrateOldDatabaseKeepsHistory(t *testing.T) {
 		t.Fatalf("reopen with a pending migration: %v", err)
 	}
 	defer s2.Close()
-	baks, _ := filepath.Glob(path + ".v1-*.bak")
+	baks, _ := filepath.Glob(path + ".v*-*.bak")
 	if len(baks) != 1 {
-		t.Fatalf("backups = %v, want one file named after version 1", baks)
+		t.Fatalf("backups = %v, want one file named after the version it had", baks)
 	}
 	got, err := s2.Workspaces(ctx)
 	if err != nil || len(got) != 1 || got[0].ID != "ws_1" {

@@ -39,7 +39,7 @@ const profiles: ProfileInfo[] = [
     scripted: false,
     default: false,
     capabilities: {
-      gating: { read: 'enforced', shell: 'advisory' },
+      gating: { read: 'enforced', shell: 'advisory', network: 'advisory' },
       streaming: true,
       steer: false,
       durableContinuation: false,
@@ -47,6 +47,7 @@ const profiles: ProfileInfo[] = [
       usage: true,
       scripted: false,
     },
+    acceptAdvisory: ['shell'],
   },
 ];
 let seq = 0;
@@ -103,6 +104,10 @@ describe('the settings page', () => {
     expect(within(list[1]!).queryByTestId('profile-caps')).toBeNull();
     const caps = within(list[2]!).getByTestId('profile-caps');
     expect(caps.querySelector('[data-action="shell"]')).toHaveAttribute('data-enforcement', 'advisory');
+    // The profile accepts advisory shell gating (accept_advisory), not network.
+    expect(caps.querySelector('[data-action="shell"]')).toHaveAttribute('data-accepted', 'true');
+    expect(caps.querySelector('[data-action="shell"]')).toHaveTextContent('advisory, accepted');
+    expect(caps.querySelector('[data-action="network"]')).not.toHaveAttribute('data-accepted');
     expect(caps.querySelector('[data-action="read"]')).toHaveAttribute('data-enforcement', 'enforced');
     expect(caps.querySelector('[data-cap="resume"]')).toHaveTextContent('Resume: no');
     expect(caps.querySelector('[data-cap="streaming"]')).toHaveTextContent('Streaming: yes');

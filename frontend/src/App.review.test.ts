@@ -102,6 +102,22 @@ describe('the review UI', () => {
     expect(screen.getByTestId('run-state')).toHaveTextContent('Failed');
   });
 
+  it("shows a refused run's own next step and an accepted advisory gating", async () => {
+    const { api } = setup('#/run/run_1', { approvals: [] });
+    await screen.findByTestId('timeline-message');
+    api.emit([ev(10, 'runtime.gating_advisory', { runtime: 'gemini', profile: 'gm', kinds: ['network', 'shell'], acceptedBy: 'accept_advisory' })]);
+    const note = await screen.findByTestId('timeline-advisory');
+    expect(note).toHaveAttribute('data-kinds', 'network,shell');
+    expect(note).toHaveTextContent('Advisory gating accepted by the profile (accept_advisory) for');
+    expect(note).toHaveTextContent('cannot stop them');
+    const next = 'To run anyway, add accept_advisory = ["shell"] to the profile "gm".';
+    api.emit([ev(11, 'run.failed', { code: 'runtime_unavailable', message: "the gemini runtime cannot enforce this run's policy for shell", recovery: 'Check the runtime CLI.', next })]);
+    const end = await screen.findByTestId('run-end');
+    expect(within(end).getByTestId('failure-code')).toHaveTextContent('runtime_unavailable');
+    expect(within(end).getByTestId('failure-message')).toHaveTextContent("cannot enforce this run's policy for shell");
+    expect(within(end).getByTestId('failure-next')).toHaveTextContent(next);
+  });
+
   it('starts a demo run from the new-run form', async () => {
     const { api } = setup('#/new', { runs: [], approvals: [] });
     const form = await screen.findByTestId('new-run-form');

@@ -282,8 +282,8 @@ func TestMissingProgramIsRuntimeUnavailable(t *testing.T) {
 func TestCapabilities(t *testing.T) {
 	g, a := Capabilities(true), Capabilities(false)
 	if g.Gating[backend.ActionPatch] != backend.Enforced || g.Gating[backend.ActionWrite] != backend.Enforced ||
-		g.Gating[backend.ActionRead] != backend.Advisory || g.Gating[backend.ActionShell] != backend.Advisory ||
-		g.Gating[backend.ActionNetwork] != backend.Advisory {
+		g.Gating[backend.ActionRead] != backend.Advisory || g.Gating[backend.ActionShell] != backend.Enforced ||
+		g.Gating[backend.ActionNetwork] != backend.Enforced {
 		t.Errorf("gemini: %+v", g.Gating)
 	}
 	for k, e := range a.Gating {

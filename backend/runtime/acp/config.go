@@ -198,7 +198,7 @@ func (c Config) prepareHome() error {
 	if err := os.WriteFile(filepath.Join(dir, "settings.json"), b, 0o600); err != nil {
 		return fmt.Errorf("write Gemini CLI's settings: %w", err)
 	}
-	return nil
+	return writeGeminiPolicy(dir) // geminipolicy.go: every command and fetch asks
 }
 
 // installHint is the install step shown when the agent is missing.

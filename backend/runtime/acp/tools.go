@@ -50,11 +50,14 @@ func Tools() map[string]backend.Tool {
 // through fs/write_text_file is a staged patch AgentHub applies, and every
 // permission request waits for the gate. What an agent can do without
 // asking is advisory: an arbitrary ACP agent may write or run commands
-// without a request; Gemini CLI 0.61.0 (tested) routes every workspace
-// write through the client and asks before every edit and fetch, but reads
-// and searches the disk with its own tools, and runs commands it deems
-// read-only (ls, cat, grep, head, wc, echo… on workspace paths, without
-// redirections) without asking: its shell gating is advisory too.
+// without a request. Gemini CLI 0.61.0 (tested) routes every workspace
+// write through the client and asks before every edit; on its own it runs
+// commands it deems read-only (ls, cat, grep, echo… in the workspace)
+// without asking and searches the web unasked, but the policy AgentHub
+// writes into its isolated HOME (geminipolicy.go) makes every command and
+// fetch ask and denies web search, so its shell and network gating are
+// enforced. It still reads and searches the disk with its own tools: its
+// read gating is advisory.
 func Capabilities(gemini bool) backend.Capabilities {
 	g := map[backend.ActionKind]backend.Enforcement{}
 	for _, k := range []backend.ActionKind{backend.ActionRead, backend.ActionWrite, backend.ActionPatch,
@@ -63,6 +66,7 @@ func Capabilities(gemini bool) backend.Capabilities {
 	}
 	if gemini {
 		g[backend.ActionWrite], g[backend.ActionPatch] = backend.Enforced, backend.Enforced
+		g[backend.ActionShell], g[backend.ActionNetwork] = backend.Enforced, backend.Enforced
 	}
 	return backend.Capabilities{Gating: g, Streaming: true, PartialApply: true, Usage: gemini}
 }

@@ -156,6 +156,16 @@ describe('timeline reducer', () => {
     expect(t.items.at(-1)).toMatchObject({ kind: 'other', type: 'some.future.event' });
   });
 
+  it("keeps a failure's own next step and rows accepted advisory gating", () => {
+    const t = createTimeline();
+    applyEvents(t, [
+      ev(1, 'runtime.gating_advisory', { runtime: 'codex', profile: 'cx', kinds: ['network', 'shell'], acceptedBy: 'gating = "advisory"' }),
+      ev(2, 'run.failed', { code: 'runtime_unavailable', message: 'refused', recovery: 'Check the CLI.', next: 'Add accept_advisory.' }),
+    ]);
+    expect(t.items[0]).toMatchObject({ kind: 'advisory', runtime: 'codex', kinds: ['network', 'shell'], acceptedBy: 'gating = "advisory"' });
+    expect(t.end).toMatchObject({ code: 'runtime_unavailable', recovery: 'Check the CLI.', next: 'Add accept_advisory.' });
+  });
+
   it('replaces a changed row with a new object and keeps unchanged rows as they were', () => {
     const t = createTimeline();
     applyEvents(t, opening().slice(0, 7));

@@ -91,7 +91,21 @@ export interface EndItem {
   doneReason: string;
   code: string;
   message: string;
+  /** The code's default next step (the view localises it by code). */
   recovery: string;
+  /** The failure's own next step, when its error named one: shown instead of the default. */
+  next: string;
+}
+
+/** runtime.gating_advisory: the profile accepted that its runtime only records these kinds of action. */
+export interface AdvisoryItem {
+  kind: 'advisory';
+  key: string;
+  seq: number;
+  at: string;
+  runtime: string;
+  kinds: string[];
+  acceptedBy: string;
 }
 
 export interface OtherItem {
@@ -112,7 +126,7 @@ export interface GapItem {
   to: number;
 }
 
-export type Item = LifecycleItem | MessageItem | ToolItem | ApprovalItem | PatchItem | EndItem | OtherItem | GapItem;
+export type Item = LifecycleItem | MessageItem | ToolItem | ApprovalItem | PatchItem | EndItem | AdvisoryItem | OtherItem | GapItem;
 
 export interface Timeline {
   /** The last sequence applied; events 1..last are in items. */
@@ -323,6 +337,11 @@ function reduce(t: Timeline, ev: RunEvent): void {
     case 'run.checkpoint.created':
       t.checkpoints++;
       return;
+    case 'runtime.gating_advisory': {
+      const kinds = Array.isArray(p.kinds) ? (p.kinds as unknown[]).map(str) : [];
+      push(t, { kind: 'advisory', key: `g${ev.sequence}`, seq: ev.sequence, at: ev.timestamp, runtime: str(p.runtime), kinds, acceptedBy: str(p.acceptedBy) });
+      return;
+    }
     case 'run.completed':
     case 'run.failed':
     case 'run.cancelled': {
@@ -337,6 +356,7 @@ function reduce(t: Timeline, ev: RunEvent): void {
         code: str(p.code),
         message: str(p.message),
         recovery: str(p.recovery),
+        next: str(p.next),
       };
       t.state = outcome;
       push(t, end);
