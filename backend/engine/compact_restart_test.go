@@ -30,7 +30,8 @@ func contextEngine(t *testing.T, w wire, srv *llmtest.Server, path string) *fixt
 		}
 	}
 	f := &fixture{st: st, path: path, write: &writeTool{}}
-	f.e = New(Config{Store: st, Default: "test", Tools: map[string]backend.Tool{"echo": echoTool{}, "big": bigTool{}},
+	f.e = New(Config{Store: st, Default: "test",
+		Tools:    map[string]backend.Tool{"echo": echoTool{}, "big": bigTool{}, "write": f.write},
 		Profiles: map[string]Profile{"test": {Runtime: "native", Model: model, Stop: DefaultStop}}})
 	if err := f.e.Recover(t.Context()); err != nil {
 		t.Fatal(err)
@@ -149,6 +150,47 @@ func TestRestoredCompactionsKeepTheCap(t *testing.T) {
 	}
 	if len(methods) != 1 || methods[0] != methodTruncate {
 		t.Errorf("compactions of the resumed run: %v, want one truncation", methods)
+	}
+}
+
+// TestCompactionSurvivesRestartWhileWaiting: the same run, not a resumed
+// one. It compacts, then waits for an approval when the process stops; at
+// the next start it waits again under its own id, and once approved its
+// next request carries the summary, not the task it replaced.
+func TestCompactionSurvivesRestartWhileWaiting(t *testing.T) {
+	w := wires[1]
+	srv := w.server(bigCall("c1", 10), w.overflow, text("SUMMARY-ONE"),
+		llmtest.Turn{Calls: []llmtest.Call{{ID: "c2", Name: "write", Args: []string{`{"p":"a"}`}}}},
+		text("done"))
+	t.Cleanup(srv.Close)
+	path := filepath.Join(t.TempDir(), "a.db")
+	f := contextEngine(t, w, srv, path)
+	r, err := f.e.Start(t.Context(), StartRequest{WorkspaceID: "ws_1", Task: "TASK-MARKER: fix the bug"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.waitState(t, r.ID, backend.RunNeedsApproval)
+	f.close(t)
+
+	f2 := contextEngine(t, w, srv, path)
+	defer f2.close(t)
+	aps, err := f2.e.Approvals(t.Context(), r.ID)
+	if err != nil || len(aps) != 1 {
+		t.Fatalf("after restart: %v, %v", aps, err)
+	}
+	if _, err := f2.e.Decide(t.Context(), backend.Decision{DecisionID: "d1", ApprovalID: aps[0].ID,
+		Kind: backend.ApproveOnce, SubjectHash: aps[0].SubjectHash}); err != nil {
+		t.Fatal(err)
+	}
+	f2.waitState(t, r.ID, backend.RunCompleted)
+	reqs := srv.Requests()
+	if len(reqs) != 5 {
+		t.Fatalf("%d requests, want 5", len(reqs))
+	}
+	last := reqs[4].Raw // the first request after the restart
+	if !bytes.Contains(last, []byte("SUMMARY-ONE")) || bytes.Contains(last, []byte("TASK-MARKER")) ||
+		!bytes.Contains(last, []byte("written")) {
+		t.Errorf("the first request after the restart does not carry the compacted context:\n%s", last)
 	}
 }
 
