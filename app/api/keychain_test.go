@@ -45,7 +45,7 @@ func TestKeychainKey(t *testing.T) {
 
 	missing := runToEnd(t, runs, ws.ID)
 	if missing.State != backend.RunFailed || missing.Failure == nil || missing.Failure.Code != backend.FailRuntimeUnavailable ||
-		!strings.Contains(missing.Failure.Message, "Next: store it") || !strings.Contains(missing.Failure.Message, "agenthub-test") {
+		!strings.HasPrefix(missing.Failure.Next, "Store it") || !strings.Contains(missing.Failure.Message, "agenthub-test") {
 		t.Fatalf("missing entry: %+v %+v", missing, missing.Failure)
 	}
 	if n := len(srv.Requests()); n != 0 {

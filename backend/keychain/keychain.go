@@ -47,17 +47,18 @@ func Get(r Ref) (string, error) {
 	switch {
 	case errors.Is(err, keyring.ErrNotFound):
 		return "", &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "keychain", Err: err,
-			Message: fmt.Sprintf("The API key is not in the OS keychain (service %q, account %q). Next: store it, e.g. "+
-				"`secret-tool store --label=AgentHub service %s username %s` on Linux or "+
+			Message: fmt.Sprintf("The API key is not in the OS keychain (service %q, account %q).", r.Service, r.Account),
+			Next: fmt.Sprintf("Store it, e.g. `secret-tool store --label=AgentHub service %s username %s` on Linux or "+
 				"`security add-generic-password -s %s -a %s -w` on macOS, then start the run again.",
-				r.Service, r.Account, r.Service, r.Account, r.Service, r.Account)}
+				r.Service, r.Account, r.Service, r.Account)}
 	case err != nil:
 		return "", &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "keychain", Err: err,
-			Message: fmt.Sprintf("The OS keychain could not be read for %s. Next: unlock the keychain (on Linux a "+
-				"Secret Service such as gnome-keyring must be running in the session), or use key_env instead.", r)}
+			Message: fmt.Sprintf("The OS keychain could not be read for %s.", r),
+			Next: "Unlock the keychain (on Linux a Secret Service such as gnome-keyring must be running in the " +
+				"session), or use key_env instead."}
 	case key == "":
 		return "", &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "keychain",
-			Message: fmt.Sprintf("The OS keychain entry %s is empty. Next: store the API key in it.", r)}
+			Message: fmt.Sprintf("The OS keychain entry %s is empty.", r), Next: "Store the API key in it."}
 	}
 	return key, nil
 }

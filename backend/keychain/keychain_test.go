@@ -89,8 +89,9 @@ func checkMissing(t *testing.T, ref Ref) {
 	if !errors.As(err, &be) || be.Code != backend.FailRuntimeUnavailable || be.Detail != "keychain" {
 		t.Fatalf("missing entry: %v", err)
 	}
-	if !strings.Contains(be.Message, ref.Account) || !strings.Contains(be.Message, "Next: store it") {
-		t.Errorf("message %q", be.Message)
+	if !strings.Contains(be.Message, ref.Account) || !strings.HasPrefix(be.Next, "Store it") ||
+		!strings.Contains(be.Next, ref.Account) || strings.Contains(be.Message, "Store it") {
+		t.Errorf("message %q, next %q", be.Message, be.Next)
 	}
 }
 
@@ -108,7 +109,7 @@ func TestMockProvider(t *testing.T) {
 	keyring.MockInitWithError(errors.New("dbus: no session bus"))
 	_, err := Get(Ref{"svc", "acct"})
 	var be *backend.Error
-	if !errors.As(err, &be) || be.Code != backend.FailRuntimeUnavailable || !strings.Contains(be.Message, "unlock the keychain") {
+	if !errors.As(err, &be) || be.Code != backend.FailRuntimeUnavailable || !strings.HasPrefix(be.Next, "Unlock the keychain") {
 		t.Errorf("unreachable keychain: %v", err)
 	}
 }

@@ -273,8 +273,8 @@ func TestMissingProgramIsRuntimeUnavailable(t *testing.T) {
 		if !errors.As(err, &be) || be.Code != backend.FailRuntimeUnavailable {
 			t.Fatalf("%v: %v", c.Command, err)
 		}
-		if c.Gemini && !strings.Contains(be.Message, GeminiInstallHint) {
-			t.Errorf("no install hint: %s", be.Message)
+		if c.Gemini && (!strings.Contains(be.Next, GeminiInstallHint) || strings.Contains(be.Message, GeminiInstallHint)) {
+			t.Errorf("the install hint is not the next step: %q / %q", be.Message, be.Next)
 		}
 	}
 }

@@ -221,16 +221,15 @@ func (s *session) startError(step string, err error) error {
 		Message: fmt.Sprintf("%s did not answer %s over ACP", s.cfg.label(), step), Err: err}
 }
 
-// authError says which step logs the agent in; the step is part of the
-// message, which is what a failed run shows.
+// authError says which step logs the agent in: the failure's next step.
 func (s *session) authError(msg string) error {
 	next := "log the agent in, or set key_env in the profile to the variable that holds its API key"
 	if s.cfg.Gemini {
 		next = "set key_env in the profile to the variable that holds the Gemini API key (and base_url for a local server)"
 	}
 	return &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "auth", Next: next,
-		Message: fmt.Sprintf("%s is not logged in or its API key was refused (%s); %s", s.cfg.label(),
-			scrub.Clip(s.scrub(apiMessage(msg)), 300), next)}
+		Message: fmt.Sprintf("%s is not logged in or its API key was refused (%s)", s.cfg.label(),
+			scrub.Clip(s.scrub(apiMessage(msg)), 300))}
 }
 
 // apiMessage is the message of a Google API error body, or msg itself.

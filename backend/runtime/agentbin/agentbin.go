@@ -47,8 +47,8 @@ func (c CLI) Find(cmd, path string) (string, error) {
 		cmd = c.Name
 	}
 	missing := &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "not_installed",
-		Message: c.Label + " is not installed: no `" + filepath.Base(cmd) + "` on the login shell's PATH. " +
-			"Install it with: " + c.Hint}
+		Message: c.Label + " is not installed: no `" + filepath.Base(cmd) + "` on the login shell's PATH",
+		Next:    "Install it with: " + c.Hint}
 	if !filepath.IsAbs(cmd) {
 		bin, err := proc.Look(cmd, path)
 		if err != nil {
@@ -57,7 +57,7 @@ func (c CLI) Find(cmd, path string) (string, error) {
 		return bin, nil
 	}
 	if !Executable(cmd) {
-		missing.Message = c.Label + " is not installed at the profile's command. Install it with: " + c.Hint
+		missing.Message = c.Label + " is not installed at the profile's command"
 		return "", missing
 	}
 	return cmd, nil
@@ -82,8 +82,8 @@ func (c CLI) Version(ctx context.Context, bin, dir string, env []string) (string
 	version := versionRE.FindString(string(res.Stdout))
 	if err != nil || res.ExitCode != 0 || version == "" {
 		return "", &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "version",
-			Message: c.Label + " did not report its version (`" + c.Name + " --version` failed); reinstall it with: " +
-				c.Hint, Err: err}
+			Message: c.Label + " did not report its version (`" + c.Name + " --version` failed)",
+			Next:    "Reinstall it with: " + c.Hint, Err: err}
 	}
 	return version, nil
 }

@@ -3,6 +3,7 @@ package agentbin
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,8 +34,9 @@ func TestFind(t *testing.T) {
 	}
 	for _, cmd := range []string{filepath.Join(t.TempDir(), "tool"), "agenthub-no-such-tool", ""} {
 		_, err := cli.Find(cmd, t.TempDir())
-		if backend.CodeOf(err) != backend.FailRuntimeUnavailable || !strings.Contains(err.Error(), cli.Hint) ||
-			strings.Contains(err.Error(), os.TempDir()) {
+		var be *backend.Error
+		if !errors.As(err, &be) || be.Code != backend.FailRuntimeUnavailable || be.Next != "Install it with: "+cli.Hint ||
+			strings.Contains(be.Message, cli.Hint) || strings.Contains(err.Error(), os.TempDir()) {
 			t.Errorf("Find(%q) = %v", cmd, err)
 		}
 	}

@@ -92,7 +92,8 @@ func TestMissingCLIIsRuntimeUnavailable(t *testing.T) {
 	for _, cmd := range []string{filepath.Join(t.TempDir(), "claude"), "agenthub-no-such-claude"} {
 		_, err := Config{Command: cmd, Model: "m", Dir: t.TempDir()}.resolve(t.Context())
 		var be *backend.Error
-		if !errors.As(err, &be) || be.Code != backend.FailRuntimeUnavailable || !strings.Contains(be.Message, InstallHint) {
+		if !errors.As(err, &be) || be.Code != backend.FailRuntimeUnavailable || !strings.Contains(be.Next, InstallHint) ||
+			strings.Contains(be.Message, InstallHint) {
 			t.Fatalf("%s: %v", cmd, err)
 		}
 		if strings.Contains(be.Message, os.TempDir()) {

@@ -123,8 +123,7 @@ func (c Config) Validate() error {
 // accept advisory gating.
 var errExecUngated = &backend.Error{Code: backend.FailPermissionDenied, Detail: "advisory_gating",
 	Message: "the profile asks for `codex exec --json`, which cannot ask AgentHub before Codex runs a command " +
-		"or changes a file: it offers no gating. AgentHub refuses it unless the profile accepts advisory gating. " +
-		execStep,
+		"or changes a file: it offers no gating. AgentHub refuses it unless the profile accepts advisory gating.",
 	Next: execStep}
 
 const execStep = `Add gating = "advisory" to the profile to accept that AgentHub only records what Codex did, or ` +

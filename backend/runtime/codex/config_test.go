@@ -129,7 +129,7 @@ func TestExecWithoutAdvisoryIsRefused(t *testing.T) {
 		backend.ModelRequest{Messages: []backend.Message{{Role: backend.RoleUser, Text: "task"}}}, func(string) {})
 	var be *backend.Error
 	if !errors.As(err, &be) || be.Code != backend.FailPermissionDenied || !strings.Contains(be.Message, "offers no gating") ||
-		!strings.Contains(be.Message, `gating = "advisory"`) {
+		!strings.Contains(be.Next, `gating = "advisory"`) || strings.Contains(be.Message, be.Next) {
 		t.Fatalf("%v", err)
 	}
 }
@@ -138,7 +138,8 @@ func TestMissingCLIIsRuntimeUnavailable(t *testing.T) {
 	for _, cmd := range []string{filepath.Join(t.TempDir(), "codex"), "agenthub-no-such-codex"} {
 		_, err := Config{Command: cmd, Model: "m", Dir: t.TempDir()}.resolve(t.Context())
 		var be *backend.Error
-		if !errors.As(err, &be) || be.Code != backend.FailRuntimeUnavailable || !strings.Contains(be.Message, InstallHint) {
+		if !errors.As(err, &be) || be.Code != backend.FailRuntimeUnavailable || !strings.Contains(be.Next, InstallHint) ||
+			strings.Contains(be.Message, InstallHint) {
 			t.Fatalf("%s: %v", cmd, err)
 		}
 		if strings.Contains(be.Message, os.TempDir()) {

@@ -255,7 +255,7 @@ func (s *session) turnError(e *turnError, status string) error {
 	switch {
 	case http == 401 || http == 403 || code == "unauthorized":
 		return &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "auth",
-			Message: "the model server rejected Codex's credentials (" + msg + "). " + authStep,
+			Message: "the model server rejected Codex's credentials (" + msg + ")",
 			Next:    authStep}
 	case code == "usageLimitExceeded":
 		return &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "usage_limit", Message: msg}
