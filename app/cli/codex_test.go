@@ -502,6 +502,13 @@ func TestCodexExecAdvisory(t *testing.T) {
 		fmt.Sprint(caps["gating"]) != "map[network:advisory patch:advisory read:advisory shell:advisory write:advisory]" {
 		t.Fatalf("runtime.started: %v", started)
 	}
+	// gating = "advisory" is the profile's acceptance: the run is not
+	// refused, and the acceptance is recorded before Codex starts.
+	accepted := eventsOf(evs, backend.EvGatingAdvisory)
+	if len(accepted) != 1 || accepted[0]["acceptedBy"] != `gating = "advisory"` ||
+		fmt.Sprint(accepted[0]["kinds"]) != "[network patch shell write]" {
+		t.Fatalf("runtime.gating_advisory: %v", accepted)
+	}
 	done := eventsOf(evs, backend.EvMessageCompleted)
 	if !hasType(evs, backend.EvRunCompleted) || done[len(done)-1]["text"] != "Could not write." {
 		t.Fatalf("not completed: %v", done)
