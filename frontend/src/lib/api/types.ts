@@ -233,8 +233,6 @@ export interface ProfileInfo {
   capabilities?: Capabilities;
   /** The action kinds whose advisory gating the profile accepts (accept_advisory); its runs are not refused for them. */
   acceptAdvisory?: ActionKind[];
-  /** The action kinds whose advisory gating the profile accepts (accept_advisory); its runs are not refused for them. */
-  acceptAdvisory?: ActionKind[];
 }
 
 export type Verdict = 'allow' | 'ask' | 'deny';
