@@ -14,6 +14,10 @@ type ErrorBody struct {
 	Message   string              `json:"message"`
 	Next      string              `json:"next"`
 	Retryable bool                `json:"retryable"`
+	// NextSpecific says Next came from the error itself rather than the
+	// code's default recovery, so a client must show it instead of its own
+	// localised default for the code.
+	NextSpecific bool `json:"nextSpecific,omitempty"`
 }
 
 func (e ErrorBody) Error() string { return string(e.Code) + ": " + e.Message }
@@ -36,6 +40,7 @@ func ErrorOf(err error) ErrorBody {
 	default:
 		body = ErrorBody{Code: backend.FailInternal, Message: "an internal error occurred", Retryable: true}
 	}
+	body.NextSpecific = body.Next != ""
 	if body.Next == "" {
 		body.Next = backend.Recovery[body.Code]
 	}

@@ -118,6 +118,15 @@ describe('the review UI', () => {
     expect(within(end).getByTestId('failure-next')).toHaveTextContent(next);
   });
 
+  it("shows a plugin hook's annotations of a response", async () => {
+    const { api } = setup('#/run/run_1', { approvals: [] });
+    await screen.findByTestId('timeline-message');
+    api.emit([ev(10, 'run.inference.annotated', { messageId: 'm1', step: 1, hook: 'lint', annotations: [{ label: 'style', text: 'prefer early returns' }] })]);
+    const note = await screen.findByTestId('timeline-annotation');
+    expect(note).toHaveTextContent('Notes from plugin lint on this response');
+    expect(note).toHaveTextContent('style: prefer early returns');
+  });
+
   it('starts a demo run from the new-run form', async () => {
     const { api } = setup('#/new', { runs: [], approvals: [] });
     const form = await screen.findByTestId('new-run-form');

@@ -16,12 +16,15 @@ export interface ApiErrorBody {
   message: string;
   next: string;
   retryable: boolean;
+  /** next is the error's own step, not the code's default. */
+  nextSpecific?: boolean;
 }
 
 export class ApiError extends Error implements ApiErrorBody {
   readonly code: string;
   readonly next: string;
   readonly retryable: boolean;
+  readonly nextSpecific: boolean;
   /** HTTP status when the error came over HTTP; 0 otherwise. */
   readonly status: number;
 
@@ -31,6 +34,7 @@ export class ApiError extends Error implements ApiErrorBody {
     this.code = body.code;
     this.next = body.next ?? '';
     this.retryable = body.retryable ?? false;
+    this.nextSpecific = body.nextSpecific ?? false;
     this.status = status;
   }
 }

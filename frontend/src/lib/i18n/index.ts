@@ -46,13 +46,18 @@ export interface ErrorText {
 }
 
 /** The localised code, message and next step to show for err. */
-export function describeError(err: Pick<ApiError, 'code' | 'message' | 'next'>): ErrorText {
+export function describeError(
+  err: Pick<ApiError, 'code' | 'message' | 'next'> & { nextSpecific?: boolean },
+): ErrorText {
   const clientMsg = CLIENT_MESSAGE[err.code];
   let message = clientMsg ? clientMsg() : err.message;
   // Errors without a server body (a proxy's 502, a bare 401) carry no message.
   if (!message || message === err.code) {
     message = err.code === 'unauthorized' ? m.message_unauthorized() : m.message_bad_response();
   }
-  const next = NEXT[err.code]?.() ?? err.next;
+  // The error's own next step (a missing CLI's install command) beats the
+  // code's generic one; the generic one is localised, the specific one is
+  // shown as sent, like the message.
+  const next = err.nextSpecific && err.next ? err.next : (NEXT[err.code]?.() ?? err.next);
   return { code: err.code, message, next };
 }

@@ -166,6 +166,24 @@ describe('timeline reducer', () => {
     expect(t.end).toMatchObject({ code: 'runtime_unavailable', recovery: 'Check the CLI.', next: 'Add accept_advisory.' });
   });
 
+  it('shows a hook\'s annotations of a response as one row', () => {
+    const t = createTimeline();
+    applyEvents(t, [
+      ev(1, 'run.inference.annotated', {
+        messageId: 'msg_1',
+        step: 1,
+        hook: 'lint',
+        annotations: [{ label: 'style', text: 'prefer early returns' }, { label: 'risk', text: 'touches auth', toolCallId: 'c1' }, 'junk'],
+      }),
+    ]);
+    expect(t.items).toHaveLength(1);
+    expect(t.items[0]).toMatchObject({
+      kind: 'annotation',
+      hook: 'lint',
+      notes: [{ label: 'style', text: 'prefer early returns' }, { label: 'risk', text: 'touches auth' }],
+    });
+  });
+
   it('replaces a changed row with a new object and keeps unchanged rows as they were', () => {
     const t = createTimeline();
     applyEvents(t, opening().slice(0, 7));

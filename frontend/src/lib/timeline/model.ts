@@ -108,6 +108,16 @@ export interface AdvisoryItem {
   acceptedBy: string;
 }
 
+/** run.inference.annotated: a plugin hook's notes on one model response. */
+export interface AnnotationItem {
+  kind: 'annotation';
+  key: string;
+  seq: number;
+  at: string;
+  hook: string;
+  notes: { label: string; text: string }[];
+}
+
 export interface OtherItem {
   kind: 'other';
   key: string;
@@ -126,7 +136,7 @@ export interface GapItem {
   to: number;
 }
 
-export type Item = LifecycleItem | MessageItem | ToolItem | ApprovalItem | PatchItem | EndItem | AdvisoryItem | OtherItem | GapItem;
+export type Item = LifecycleItem | MessageItem | ToolItem | ApprovalItem | PatchItem | EndItem | AdvisoryItem | AnnotationItem | OtherItem | GapItem;
 
 export interface Timeline {
   /** The last sequence applied; events 1..last are in items. */
@@ -340,6 +350,14 @@ function reduce(t: Timeline, ev: RunEvent): void {
     case 'runtime.gating_advisory': {
       const kinds = Array.isArray(p.kinds) ? (p.kinds as unknown[]).map(str) : [];
       push(t, { kind: 'advisory', key: `g${ev.sequence}`, seq: ev.sequence, at: ev.timestamp, runtime: str(p.runtime), kinds, acceptedBy: str(p.acceptedBy) });
+      return;
+    }
+    case 'run.inference.annotated': {
+      const list = Array.isArray(p.annotations) ? (p.annotations as unknown[]) : [];
+      const notes = list
+        .filter((a): a is P => typeof a === 'object' && a !== null)
+        .map((a) => ({ label: str(a.label), text: str(a.text) }));
+      push(t, { kind: 'annotation', key: `n${ev.sequence}`, seq: ev.sequence, at: ev.timestamp, hook: str(p.hook), notes });
       return;
     }
     case 'run.completed':
