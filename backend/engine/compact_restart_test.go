@@ -9,7 +9,6 @@ import (
 	"agenthub/backend"
 	"agenthub/backend/llm"
 	"agenthub/backend/llm/llmtest"
-	"agenthub/backend/store"
 )
 
 // contextEngine opens an engine over the SQLite file at path with the
@@ -19,23 +18,11 @@ func contextEngine(t *testing.T, w wire, srv *llmtest.Server, path string) *fixt
 	t.Helper()
 	model := llm.AsModel(llm.NewFallback(w.client(srv), llm.Retry{Attempts: 1}, "backup-model"),
 		llm.ModelConfig{Model: "primary-model"})
-	st, err := store.Open(t.Context(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.Workspace(t.Context(), "ws_1"); err != nil {
-		if err := st.AddWorkspace(t.Context(), backend.Workspace{ID: "ws_1", Name: "w", Path: "/abs/w",
-			DisplayPath: "~/w"}, store.By{Actor: "me", Surface: backend.SurfaceCLI}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	f := &fixture{st: st, path: path, write: &writeTool{}}
-	f.e = New(Config{Store: st, Default: "test",
-		Tools:    map[string]backend.Tool{"echo": echoTool{}, "big": bigTool{}, "write": f.write},
+	wr := &writeTool{}
+	f := openFixture(t, path, Config{Default: "test",
+		Tools:    map[string]backend.Tool{"echo": echoTool{}, "big": bigTool{}, "write": wr},
 		Profiles: map[string]Profile{"test": {Runtime: "native", Model: model, Stop: DefaultStop}}})
-	if err := f.e.Recover(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	f.write = wr
 	return f
 }
 
@@ -65,14 +52,7 @@ func TestCompactionSurvivesRestart(t *testing.T) {
 
 			f2 := contextEngine(t, w, srv, path)
 			defer f2.close(t)
-			got := f2.waitState(t, r.ID, backend.RunFailed)
-			if got.Failure == nil || got.Failure.Code != backend.FailRunInterrupted || !got.Resumable {
-				t.Fatalf("after restart: %+v", got)
-			}
-			next, err := f2.e.Resume(t.Context(), r.ID, "me", backend.SurfaceCLI)
-			if err != nil {
-				t.Fatal(err)
-			}
+			next := f2.resumeInterrupted(t, r.ID)
 			f2.waitDone(t, next.ID)
 			if done, _ := f2.e.Run(t.Context(), next.ID); done.State != backend.RunCompleted {
 				t.Fatalf("resumed run %s %+v", done.State, done.Failure)
@@ -130,11 +110,7 @@ func TestRestoredCompactionsKeepTheCap(t *testing.T) {
 
 	f2 := contextEngine(t, w, srv, path)
 	defer f2.close(t)
-	f2.waitState(t, r.ID, backend.RunFailed)
-	next, err := f2.e.Resume(t.Context(), r.ID, "me", backend.SurfaceCLI)
-	if err != nil {
-		t.Fatal(err)
-	}
+	next := f2.resumeInterrupted(t, r.ID)
 	f2.waitDone(t, next.ID)
 	done, _ := f2.e.Run(t.Context(), next.ID)
 	if done.State != backend.RunFailed || done.Failure == nil || done.Failure.Code != backend.FailContextOverflow {

@@ -78,6 +78,20 @@ type fixture struct {
 
 func newFixture(t *testing.T, path string, model backend.Model, limit int) *fixture {
 	t.Helper()
+	w := &writeTool{}
+	f := openFixture(t, path, Config{GlobalLimit: limit, Default: "test",
+		Tools:    map[string]backend.Tool{"echo": echoTool{}, "write": w},
+		Profiles: map[string]Profile{"test": {Runtime: "native", Model: model, Stop: DefaultStop}}})
+	f.write = w
+	return f
+}
+
+// openFixture opens the SQLite file at path, adds workspace ws_1 unless the
+// file already holds it, and starts an engine over it with cfg (whose Store
+// it sets), recovering what a previous engine on the same file left. Every
+// fixture of this package's tests is built here; they differ only in cfg.
+func openFixture(t *testing.T, path string, cfg Config) *fixture {
+	t.Helper()
 	st, err := store.Open(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
@@ -88,10 +102,8 @@ func newFixture(t *testing.T, path string, model backend.Model, limit int) *fixt
 			t.Fatal(err)
 		}
 	}
-	f := &fixture{st: st, path: path, write: &writeTool{}}
-	f.e = New(Config{Store: st, GlobalLimit: limit, Default: "test",
-		Tools:    map[string]backend.Tool{"echo": echoTool{}, "write": f.write},
-		Profiles: map[string]Profile{"test": {Runtime: "native", Model: model, Stop: DefaultStop}}})
+	cfg.Store = st
+	f := &fixture{st: st, path: path, e: New(cfg)}
 	if err := f.e.Recover(t.Context()); err != nil {
 		t.Fatal(err)
 	}

@@ -7,30 +7,14 @@ import (
 	"time"
 
 	"agenthub/backend"
-	"agenthub/backend/store"
 )
 
 // restartFixture opens an engine on the SQLite file at path under a profile
 // with the given executor, and recovers what the file holds.
 func restartFixture(t *testing.T, path string, exec Executor, m backend.Model, tools map[string]backend.Tool) *fixture {
 	t.Helper()
-	st, err := store.Open(t.Context(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.Workspace(t.Context(), "ws_1"); err != nil {
-		if err := st.AddWorkspace(t.Context(), backend.Workspace{ID: "ws_1", Name: "w", Path: "/abs/w",
-			DisplayPath: "~/w"}, store.By{Actor: "me", Surface: backend.SurfaceCLI}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	f := &fixture{st: st, path: path}
-	f.e = New(Config{Store: st, Default: "test", Tools: tools,
+	return openFixture(t, path, Config{Default: "test", Tools: tools,
 		Profiles: map[string]Profile{"test": {Runtime: "native", Model: m, Stop: DefaultStop, Executor: exec}}})
-	if err := f.e.Recover(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	return f
 }
 
 // statuses is "id:status" for every call of a run.

@@ -15,7 +15,6 @@ import (
 	"go.uber.org/goleak"
 
 	"agenthub/backend"
-	"agenthub/backend/store"
 )
 
 // recorder is a hook on every phase: it logs each call and answers with
@@ -119,23 +118,11 @@ func newHookFixture(t *testing.T, path string, model backend.Model, hooks ...bac
 // newHookProfile is newHookFixture with a given profile.
 func newHookProfile(t *testing.T, path string, p Profile, hooks ...backend.Hook) *fixture {
 	t.Helper()
-	st, err := store.Open(t.Context(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.Workspace(t.Context(), "ws_1"); err != nil {
-		if err := st.AddWorkspace(t.Context(), backend.Workspace{ID: "ws_1", Name: "w", Path: "/abs/w",
-			DisplayPath: "~/w"}, store.By{Actor: "me", Surface: backend.SurfaceCLI}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	f := &fixture{st: st, path: path, write: &writeTool{}}
-	f.e = New(Config{Store: st, GlobalLimit: 4, Default: "test", Hooks: hooks,
-		Tools:    map[string]backend.Tool{"echo": echoTool{}, "write": f.write},
+	w := &writeTool{}
+	f := openFixture(t, path, Config{GlobalLimit: 4, Default: "test", Hooks: hooks,
+		Tools:    map[string]backend.Tool{"echo": echoTool{}, "write": w},
 		Profiles: map[string]Profile{"test": p}})
-	if err := f.e.Recover(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	f.write = w
 	return f
 }
 

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"agenthub/backend"
-	"agenthub/backend/store"
 )
 
 // stallModel finishes step 1 with an echo call, then stalls in step 2
@@ -38,6 +37,21 @@ func (m *stallModel) Stream(ctx context.Context, req backend.ModelRequest, delta
 	return backend.ModelResponse{}, ctx.Err()
 }
 
+// resumeInterrupted waits until a restart has left runID
+// Failed(run_interrupted) and resumable, then resumes it.
+func (f *fixture) resumeInterrupted(t *testing.T, runID string) backend.RunSummary {
+	t.Helper()
+	got := f.waitState(t, runID, backend.RunFailed)
+	if got.Failure == nil || got.Failure.Code != backend.FailRunInterrupted || !got.Resumable {
+		t.Fatalf("after restart: %+v", got)
+	}
+	next, err := f.e.Resume(t.Context(), runID, "me", backend.SurfaceCLI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return next
+}
+
 // TestResumeInterruptedRun: a run interrupted mid-step by a restart is
 // Failed(run_interrupted) and resumable; resuming it starts a run in the
 // same session that sees the finished step and completes, naming the run
@@ -55,14 +69,7 @@ func TestResumeInterruptedRun(t *testing.T) {
 
 	f2 := newFixture(t, path, m, 4)
 	defer f2.close(t)
-	got := f2.waitState(t, r.ID, backend.RunFailed)
-	if got.Failure == nil || got.Failure.Code != backend.FailRunInterrupted || !got.Resumable {
-		t.Fatalf("after restart: %+v", got)
-	}
-	next, err := f2.e.Resume(t.Context(), r.ID, "me", backend.SurfaceCLI)
-	if err != nil {
-		t.Fatal(err)
-	}
+	next := f2.resumeInterrupted(t, r.ID)
 	if next.ID == r.ID || next.SessionID != r.SessionID {
 		t.Fatalf("resumed as %+v", next)
 	}
@@ -110,17 +117,9 @@ func TestWaitingRunOfAnAgentCLIIsInterruptedAtRestart(t *testing.T) {
 	f.close(t)
 
 	// The profile is known at recovery, as it is when the app starts.
-	st, err := store.Open(t.Context(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f2 := &fixture{st: st, path: path, write: &writeTool{}}
-	f2.e = New(Config{Store: st, GlobalLimit: 4, Default: "test",
-		Tools:    map[string]backend.Tool{"echo": echoTool{}, "write": f2.write},
+	f2 := openFixture(t, path, Config{GlobalLimit: 4, Default: "test",
+		Tools:    map[string]backend.Tool{"echo": echoTool{}, "write": &writeTool{}},
 		Profiles: map[string]Profile{"test": {Runtime: "native", Model: m, Stop: DefaultStop}, "cli": cli}})
-	if err := f2.e.Recover(t.Context()); err != nil {
-		t.Fatal(err)
-	}
 	defer f2.close(t)
 	got := f2.waitState(t, r.ID, backend.RunFailed)
 	if got.Failure == nil || got.Failure.Code != backend.FailRunInterrupted || got.Resumable {
