@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"agenthub/backend"
+	"agenthub/backend/runtime/agentpath"
 	"agenthub/diffview"
 	"agenthub/workspace/git"
 )
@@ -57,7 +58,7 @@ func (gitDiff) Execute(_ context.Context, env backend.ToolEnv, in backend.ToolIn
 		if a.Path != "" && f.Path != a.Path {
 			continue
 		}
-		if ok, _ := secretPath(env.WorkspaceRoot, f.Path); ok {
+		if ok, _ := agentpath.Secret(env.WorkspaceRoot, f.Path); ok {
 			fmt.Fprintf(&out, "diff of %s withheld: it is a secret file\n", f.Path)
 			continue
 		}

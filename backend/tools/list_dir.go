@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"agenthub/backend"
+	"agenthub/backend/runtime/agentpath"
 	"agenthub/workspace"
 )
 
@@ -53,7 +54,7 @@ func (listDir) Execute(_ context.Context, env backend.ToolEnv, in backend.ToolIn
 	if err != nil {
 		return failure(env, "%s: %s", ListDir, pathMessage(err)), nil
 	}
-	if ok, pat := secretPath(env.WorkspaceRoot, p); ok {
+	if ok, pat := agentpath.Secret(env.WorkspaceRoot, p); ok {
 		return failure(env, "%s: refused: %s is a secret location (%s); agents never list secrets", ListDir, p, pat), nil
 	}
 	fi, err := w.Stat(p)

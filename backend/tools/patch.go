@@ -13,6 +13,7 @@ import (
 
 	"agenthub/backend"
 	"agenthub/backend/patch"
+	"agenthub/backend/runtime/agentpath"
 	"agenthub/workspace"
 )
 
@@ -60,7 +61,7 @@ func (m *mutator[A]) Action(_ context.Context, env backend.ToolEnv, raw json.Raw
 	if err != nil {
 		return nil, nil
 	}
-	if ok, pat := secretPath(env.WorkspaceRoot, p); ok {
+	if ok, pat := agentpath.Secret(env.WorkspaceRoot, p); ok {
 		return secretAction(name, "written", p, pat), nil
 	}
 	pr, err := m.prepare(w, a, p)
@@ -92,7 +93,7 @@ func (m *mutator[A]) Execute(_ context.Context, env backend.ToolEnv, in backend.
 	if err != nil {
 		return failure(env, "%s: %s", name, pathMessage(err)), nil
 	}
-	if ok, pat := secretPath(env.WorkspaceRoot, p); ok {
+	if ok, pat := agentpath.Secret(env.WorkspaceRoot, p); ok {
 		return failure(env, "%s: refused: %s is a secret file (%s); agents never write secrets", name, p, pat), nil
 	}
 	pr, err := m.prepare(w, a, p)

@@ -10,6 +10,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"agenthub/backend"
+	"agenthub/backend/runtime/agentpath"
 )
 
 // maxReadOutput caps what one read_file returns to the model.
@@ -60,7 +61,7 @@ func (readFile) Action(_ context.Context, env backend.ToolEnv, raw json.RawMessa
 	if err != nil {
 		return nil, nil
 	}
-	if ok, pat := secretPath(env.WorkspaceRoot, p); ok {
+	if ok, pat := agentpath.Secret(env.WorkspaceRoot, p); ok {
 		return secretAction(ReadFile, "read", p, pat), nil
 	}
 	return nil, nil
@@ -85,7 +86,7 @@ func (readFile) Execute(_ context.Context, env backend.ToolEnv, in backend.ToolI
 	}
 	// Checked again here: the gate saw the path before a symlink could be
 	// swapped in, and a secret must never be read whatever the policy says.
-	if ok, pat := secretPath(env.WorkspaceRoot, p); ok {
+	if ok, pat := agentpath.Secret(env.WorkspaceRoot, p); ok {
 		return failure(env, "%s: refused: %s is a secret file (%s); agents never read secrets", ReadFile, p, pat), nil
 	}
 	if fi, err := w.Stat(p); err == nil && fi.IsDir() {

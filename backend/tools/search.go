@@ -16,6 +16,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"agenthub/backend"
+	"agenthub/backend/runtime/agentpath"
 	"agenthub/workspace"
 )
 
@@ -134,7 +135,7 @@ func (search) Execute(ctx context.Context, env backend.ToolEnv, in backend.ToolI
 	if err != nil {
 		return failure(env, "%s: %s", Search, pathMessage(err)), nil
 	}
-	if ok, pat := secretPath(env.WorkspaceRoot, p); ok {
+	if ok, pat := agentpath.Secret(env.WorkspaceRoot, p); ok {
 		return failure(env, "%s: refused: %s is a secret location (%s); agents never search secrets", Search, p, pat), nil
 	}
 	if _, err := w.Stat(p); err != nil {
@@ -167,7 +168,7 @@ func (s *searcher) visit(e workspace.Entry) error {
 	if err := s.ctx.Err(); err != nil {
 		return err
 	}
-	if ok, _ := secretName(e.Path); ok && e.Path != "." {
+	if ok, _ := agentpath.SecretName(e.Path); ok && e.Path != "." {
 		s.secret++
 		if e.Mode.IsDir() {
 			return fs.SkipDir

@@ -15,7 +15,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"agenthub/backend"
-	"agenthub/backend/approval"
 	"agenthub/workspace"
 )
 
@@ -236,43 +235,6 @@ func pathMessage(err error) string {
 		return err.Error() + "; check the path with list_dir"
 	}
 	return err.Error()
-}
-
-// secretPath reports whether rel, or the file its symlinks lead to, is a
-// secret, and the pattern that matched. rel must be clean.
-func secretPath(root, rel string) (bool, string) {
-	if ok, pat := secretName(rel); ok {
-		return true, pat
-	}
-	if root == "" {
-		return false, ""
-	}
-	// A symlink inside the workspace may point at a secret; the rooted read
-	// would follow it, so the target is checked too.
-	real, err := filepath.EvalSymlinks(filepath.Join(root, filepath.FromSlash(rel)))
-	if err != nil {
-		return false, ""
-	}
-	realRoot, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		realRoot = root
-	}
-	if r, err := filepath.Rel(realRoot, real); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-		return secretName(filepath.ToSlash(r))
-	}
-	// Outside the root the rooted read refuses anyway; still, say "secret"
-	// when the target is one, which is the more useful reason.
-	return approval.SecretPath(real)
-}
-
-func secretName(rel string) (bool, string) {
-	if ok, pat := approval.SecretPath(rel); ok {
-		return true, pat
-	}
-	if workspace.Classify(rel) == workspace.ClassSecret {
-		return true, "secret file"
-	}
-	return false, ""
 }
 
 // secretAction describes an access to a secret path for the gate, which

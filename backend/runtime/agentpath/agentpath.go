@@ -1,7 +1,8 @@
-// Package agentpath checks the paths an agent CLI names against the run's
+// Package agentpath checks the paths an agent names against the run's
 // workspace: which root contains them, whether they are secret files (which
-// agents never access, run-model.md §9.1), and the rooted file access the
-// adapters' own reads and writes go through. It decides nothing about
+// agents never access, run-model.md §9.1; the built-in tools and the agent
+// CLI adapters both ask [Secret]), and the rooted file access the adapters'
+// own reads and writes go through. It decides nothing about
 // approval; a secret access becomes a gated action the gate denies.
 package agentpath
 
@@ -36,11 +37,16 @@ func Rel(roots []string, abs string) (string, bool) {
 	return "", false
 }
 
-// Secret reports whether rel, or the file its symlinks lead to, is a
-// secret, and the pattern that matched.
+// Secret reports whether rel, a clean workspace-relative path, or the file
+// its symlinks lead to, is a secret, and the pattern that matched. A symlink
+// inside the workspace may point at a secret and a rooted access would
+// follow it, so the target is checked too; with no root only the name is.
 func Secret(root, rel string) (bool, string) {
-	if ok, pat := secretName(rel); ok {
+	if ok, pat := SecretName(rel); ok {
 		return true, pat
+	}
+	if root == "" {
+		return false, ""
 	}
 	real, err := filepath.EvalSymlinks(filepath.Join(root, filepath.FromSlash(rel)))
 	if err != nil {
@@ -50,13 +56,18 @@ func Secret(root, rel string) (bool, string) {
 	if err != nil {
 		realRoot = root
 	}
-	if r, ok := Rel([]string{realRoot}, real); ok {
-		return secretName(r)
+	if r, err := filepath.Rel(realRoot, real); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return SecretName(filepath.ToSlash(r))
 	}
+	// Outside the root the rooted access refuses anyway; still, say "secret"
+	// when the target is one, which is the more useful reason.
 	return approval.SecretPath(real)
 }
 
-func secretName(rel string) (bool, string) {
+// SecretName reports whether a workspace-relative path is a secret by its
+// name alone, following no symlinks: the patterns of
+// [approval.SecretPath] and the workspace's secret class.
+func SecretName(rel string) (bool, string) {
 	if ok, pat := approval.SecretPath(rel); ok {
 		return true, pat
 	}

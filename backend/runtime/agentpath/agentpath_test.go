@@ -49,6 +49,12 @@ func TestSecret(t *testing.T) {
 	if ok, _ := Secret(root, "harmless.txt"); !ok {
 		t.Error("a link to .env is not a secret")
 	}
+	if ok, _ := Secret("", "harmless.txt"); ok {
+		t.Error("with no root, a name that is not a secret is one")
+	}
+	if ok, _ := SecretName(".ssh/known_hosts"); !ok {
+		t.Error(".ssh/known_hosts is not a secret")
+	}
 	a := SecretAccess{Label: "Codex", Tool: "codex.file", Path: ".env", Pattern: ".env", Runtime: "codex"}.Action()
 	var preview map[string]string
 	if err := json.Unmarshal(a.Preview, &preview); err != nil || preview["runtime"] != "codex" ||
