@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -38,16 +37,7 @@ func TestLocalModels(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { core.Close() })
-	srv := New(core, fstest.MapFS{"index.html": {Data: []byte("<!doctype html>")}}, &fakeSource{}, NewToken())
-	ln, err := Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = srv.Serve(ctx, ln); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
-	f := &fixture{base: "http://" + ln.Addr().String(), token: srv.Token()}
+	f := serve(t, New(core, fstest.MapFS{"index.html": {Data: []byte("<!doctype html>")}}, &fakeSource{}, NewToken()))
 
 	if code, _, _ := f.do(t, "GET", "/api/local-models", "", nil); code != http.StatusUnauthorized {
 		t.Fatalf("without the token: %d, want 401", code)

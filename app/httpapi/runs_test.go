@@ -24,16 +24,8 @@ func startReal(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := New(core, fstest.MapFS{"index.html": {Data: []byte("<title>AgentHub</title>")}}, core, NewToken())
-	ln, err := Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = srv.Serve(ctx, ln); close(done) }()
-	t.Cleanup(func() { cancel(); <-done; core.Close() })
-	return &fixture{base: "http://" + ln.Addr().String(), token: srv.Token()}
+	t.Cleanup(func() { core.Close() })
+	return serve(t, New(core, fstest.MapFS{"index.html": {Data: []byte("<title>AgentHub</title>")}}, core, NewToken()))
 }
 
 // sse reads one run's stream until stop says so, returning the events.

@@ -34,7 +34,14 @@ func start(t *testing.T) *fixture {
 		"assets/app.js": {Data: []byte("console.log(1)")},
 	}
 	src := &fakeSource{}
-	srv := New(core, assets, src, NewToken())
+	f := serve(t, New(core, assets, src, NewToken()))
+	f.events = src
+	return f
+}
+
+// serve runs srv on a loopback port until the test ends.
+func serve(t *testing.T, srv *Server) *fixture {
+	t.Helper()
 	ln, err := Listen("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +50,7 @@ func start(t *testing.T) *fixture {
 	done := make(chan struct{})
 	go func() { _ = srv.Serve(ctx, ln); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
-	return &fixture{base: "http://" + ln.Addr().String(), token: srv.Token(), events: src}
+	return &fixture{base: "http://" + ln.Addr().String(), token: srv.Token()}
 }
 
 func (f *fixture) do(t *testing.T, method, path, body string, hdr map[string]string) (int, string, http.Header) {
