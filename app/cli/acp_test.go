@@ -74,14 +74,14 @@ func TestACPReadsServedFromTheWorkspace(t *testing.T) {
 			t.Fatal(err)
 		}
 		return acptest.Script{Steps: []acptest.Step{{Read: "README.md"}, {Read: "../outside.txt"}, {Read: "/etc/passwd"},
-			{Read: ".env"}, {Read: "missing.txt"}, {Terminal: "ls"}, {Say: "end"}}}
+			{Read: ".env"}, {Read: "missing.txt"}, {Say: "end"}}}
 	})
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
 	text := finalText(evs)
 	for _, want := range []string{"read: # Widget\n\nA small project.\n", "read error: AgentHub: the path is outside the workspace", "read error: AgentHub: .env is a secret file",
-		"read error: Resource not found: missing.txt", "terminal: Method not found"} {
+		"read error: Resource not found: missing.txt"} {
 		if strings.Count(text, want) != map[bool]int{true: 2, false: 1}[strings.Contains(want, "outside")] {
 			t.Errorf("the agent did not see %q in:\n%s", want, text)
 		}

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os/exec"
 	"syscall"
 	"time"
@@ -34,6 +35,12 @@ type Spec struct {
 	// The slice is reused once Lines returns: copy what is kept.
 	Lines   func(line []byte, truncated bool)
 	MaxLine int // zero means DefaultMaxLine
+	// Tee, when set, also receives standard output and standard error as
+	// they arrive, interleaved in arrival order (a terminal's live view). The
+	// two streams are copied on goroutines of their own, so it must be safe
+	// for concurrent use. It gets every byte, also past MaxOutput, so it must
+	// bound what it keeps itself.
+	Tee io.Writer
 	// StdoutPipe hands standard output to the caller as a stream
 	// ([Process.Stdout]) for a protocol spoken over stdio (MCP). The caller
 	// must keep reading it or close it; nothing is kept in the result.
@@ -58,7 +65,10 @@ var ErrTimeout = errors.New("command timed out")
 type Result struct {
 	Stdout, Stderr []byte
 	ExitCode       int
-	Truncated      bool // some output was dropped at MaxOutput
+	// Signal names the signal that ended the command ("SIGTERM"), if one
+	// did; ExitCode is then -1.
+	Signal    string
+	Truncated bool // some output was dropped at MaxOutput
 	// StdoutDropped and StderrDropped count the bytes dropped from each
 	// stream, so callers can say how much is missing.
 	StdoutDropped, StderrDropped int64

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // ErrStopped reports that a command was ended by [Process.Stop].
@@ -79,6 +81,9 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 // wire connects the child's standard streams as the spec asks.
 func (p *Process) wire() error {
 	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
+	if t := p.spec.Tee; t != nil {
+		p.cmd.Stdout, p.cmd.Stderr = io.MultiWriter(p.stdout, t), io.MultiWriter(p.stderr, t)
+	}
 	if p.spec.Lines != nil {
 		p.lines = newLineWriter(p.spec.Lines, p.spec.MaxLine)
 		p.cmd.Stdout = p.lines
@@ -130,6 +135,9 @@ func (p *Process) Wait() (Result, error) {
 	res.Truncated = res.StdoutDropped > 0 || res.StderrDropped > 0
 	if p.cmd.ProcessState != nil {
 		res.ExitCode = p.cmd.ProcessState.ExitCode()
+		if ws, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			res.Signal = unix.SignalName(ws.Signal())
+		}
 	}
 	var exit *exec.ExitError
 	switch {

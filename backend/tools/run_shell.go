@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -54,13 +57,14 @@ func (runShell) Spec() backend.ToolSpec {
 
 // shellPreview is what the reviewer sees: the command, where it runs and
 // which environment variables it gets (names only: values such as HOME are
-// machine paths).
+// machine paths), with the values the caller set itself.
 type shellPreview struct {
-	Command        string   `json:"command"`
-	Shell          string   `json:"shell"`
-	Cwd            string   `json:"cwd"`
-	Env            []string `json:"env"`
-	TimeoutSeconds int      `json:"timeoutSeconds"`
+	Command        string            `json:"command"`
+	Shell          string            `json:"shell"`
+	Cwd            string            `json:"cwd"`
+	Env            []string          `json:"env"`
+	SetEnv         map[string]string `json:"setEnv,omitempty"`
+	TimeoutSeconds int               `json:"timeoutSeconds"`
 }
 
 // Action describes every valid call for the gate. Invalid arguments need no
@@ -70,20 +74,117 @@ func (runShell) Action(_ context.Context, _ backend.ToolEnv, raw json.RawMessage
 	if err != nil {
 		return nil, nil
 	}
-	timeout := shellTimeout(a)
-	preview, err := json.Marshal(shellPreview{Command: a.Command, Shell: shellPath + " -c", Cwd: ".",
-		Env: shellEnvNames, TimeoutSeconds: timeout})
+	return Shell{Command: a.Command, TimeoutSeconds: a.TimeoutSeconds}.Action()
+}
+
+// Shell is one command line run the way run_shell runs it: /bin/sh -c in a
+// directory of the workspace, in its own process group, with the
+// allow-listed environment, a timeout and capped output. Other runners of
+// commands (an ACP agent's terminals) use it, so a command is gated and run
+// the same whoever asks for it.
+type Shell struct {
+	Command string
+	// Dir is the workspace-relative directory; "" is the root.
+	Dir string
+	// Env sets variables of the allow-list (ShellEnvNames) to other values;
+	// any other name is an error.
+	Env            map[string]string
+	TimeoutSeconds int // zero means the default, 120; at most 600
+}
+
+// ShellEnvNames is the environment allow-list of a command.
+func ShellEnvNames() []string { return slices.Clone(shellEnvNames) }
+
+func (sh Shell) cwd() string {
+	if sh.Dir == "" {
+		return "."
+	}
+	return sh.Dir
+}
+
+func (sh Shell) check() error {
+	for name := range sh.Env {
+		if !slices.Contains(shellEnvNames, name) {
+			return fmt.Errorf("the environment variable %s is not allowed; a command gets only %s", name,
+				strings.Join(shellEnvNames, ", "))
+		}
+	}
+	return nil
+}
+
+// Action is the command for the gate: kind shell, with the command line,
+// its directory and any variables set as the subject.
+func (sh Shell) Action() (*backend.GatedAction, error) {
+	if err := sh.check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", RunShell, err)
+	}
+	timeout := shellTimeout(shellArgs{TimeoutSeconds: sh.TimeoutSeconds})
+	preview, err := json.Marshal(shellPreview{Command: sh.Command, Shell: shellPath + " -c", Cwd: sh.cwd(),
+		Env: shellEnvNames, SetEnv: sh.Env, TimeoutSeconds: timeout})
 	if err != nil {
 		return nil, fmt.Errorf("%s: preview: %w", RunShell, err)
 	}
-	subject, err := json.Marshal(map[string]string{"kind": string(backend.ActionShell), "command": a.Command, "cwd": "."})
+	subj := map[string]any{"kind": string(backend.ActionShell), "command": sh.Command, "cwd": sh.cwd()}
+	if len(sh.Env) > 0 {
+		subj["env"] = sh.Env
+	}
+	subject, err := json.Marshal(subj)
 	if err != nil {
 		return nil, fmt.Errorf("%s: subject: %w", RunShell, err)
 	}
-	risk := approval.RiskOf(approval.Action{Kind: backend.ActionShell, Command: a.Command},
+	risk := approval.RiskOf(approval.Action{Kind: backend.ActionShell, Command: sh.Command},
 		backend.PolicyResult{Kind: backend.ActionShell})
-	return &backend.GatedAction{Kind: backend.ActionShell, Title: "Run: " + firstLine(a.Command, 80), Risk: risk,
+	return &backend.GatedAction{Kind: backend.ActionShell, Title: "Run: " + firstLine(sh.Command, 80), Risk: risk,
 		Preview: preview, Subject: subject}, nil
+}
+
+// Start starts the command under root. tee, when set, receives its output
+// as it arrives (see proc.Spec.Tee). The caller tracks the process and
+// ends with Finish.
+func (sh Shell) Start(ctx context.Context, root string, tee io.Writer) (*proc.Process, error) {
+	if root == "" {
+		return nil, fmt.Errorf("%s: %w", RunShell, errNoWorkspace)
+	}
+	if err := sh.check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", RunShell, err)
+	}
+	env := shellEnv(ctx)
+	for i, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if v, ok := sh.Env[name]; ok {
+			env[i] = name + "=" + v
+		}
+	}
+	p, err := proc.Start(ctx, proc.Spec{Path: shellPath, Args: []string{"-c", sh.Command},
+		Dir: filepath.Join(root, filepath.FromSlash(sh.cwd())), Env: env, Timeout: sh.timeout(),
+		MaxOutput: maxShellOutput, Tee: tee})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s", RunShell, newScrubber(root).text(err.Error()))
+	}
+	return p, nil
+}
+
+func (sh Shell) timeout() time.Duration {
+	return time.Duration(shellTimeout(shellArgs{TimeoutSeconds: sh.TimeoutSeconds})) * time.Second
+}
+
+// Finish waits for a started command and renders its result as run_shell
+// does, scrubbed of machine paths.
+func (sh Shell) Finish(root string, p *proc.Process) backend.ToolResult {
+	res, err := p.Wait()
+	var ending string
+	switch {
+	case errors.Is(err, proc.ErrTimeout):
+		ending = fmt.Sprintf("timed out after %s; the command and every process it started were killed", sh.timeout())
+	case errors.Is(err, proc.ErrStopped):
+		ending = "stopped: the run was cancelled"
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		ending = "stopped: the run was cancelled or timed out"
+	case err != nil:
+		return failure(backend.ToolEnv{WorkspaceRoot: root}, "%s: %v", RunShell, err)
+	}
+	out, isErr := renderShell(res, ending)
+	return backend.ToolResult{Content: newScrubber(root).text(out), IsError: isErr}
 }
 
 func shellTimeout(a shellArgs) int {
@@ -113,32 +214,15 @@ func (runShell) Execute(ctx context.Context, env backend.ToolEnv, in backend.Too
 	if err != nil {
 		return failure(env, "%v", err), nil
 	}
-	if env.WorkspaceRoot == "" {
-		return backend.ToolResult{}, fmt.Errorf("%s: %w", RunShell, errNoWorkspace)
-	}
-	timeout := time.Duration(shellTimeout(a)) * time.Second
-	p, err := proc.Start(ctx, proc.Spec{Path: shellPath, Args: []string{"-c", a.Command}, Dir: env.WorkspaceRoot,
-		Env: shellEnv(ctx), Timeout: timeout, MaxOutput: maxShellOutput})
+	sh := Shell{Command: a.Command, TimeoutSeconds: a.TimeoutSeconds}
+	p, err := sh.Start(ctx, env.WorkspaceRoot, nil)
 	if err != nil {
-		return backend.ToolResult{}, fmt.Errorf("%s: %s", RunShell, newScrubber(env.WorkspaceRoot).text(err.Error()))
+		return backend.ToolResult{}, err
 	}
 	if env.Track != nil {
 		env.Track(p)
 	}
-	res, err := p.Wait()
-	var ending string
-	switch {
-	case errors.Is(err, proc.ErrTimeout):
-		ending = fmt.Sprintf("timed out after %s; the command and every process it started were killed", timeout)
-	case errors.Is(err, proc.ErrStopped):
-		ending = "stopped: the run was cancelled"
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		ending = "stopped: the run was cancelled or timed out"
-	case err != nil:
-		return failure(env, "%s: %v", RunShell, err), nil
-	}
-	out, isErr := renderShell(res, ending)
-	return backend.ToolResult{Content: newScrubber(env.WorkspaceRoot).text(out), IsError: isErr}, nil
+	return sh.Finish(env.WorkspaceRoot, p), nil
 }
 
 // shellEnv is the whole environment of a command: an allow-list, never the

@@ -160,32 +160,6 @@ func (c client) SessionUpdate(_ context.Context, n sdk.SessionNotification) erro
 	return nil
 }
 
-// Terminals are not offered (clientCapabilities.terminal is false): an
-// agent runs its commands itself, after a permission request AgentHub
-// gates as a shell approval.
-func (client) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
-	return sdk.CreateTerminalResponse{}, noTerminal
-}
-
-func (client) KillTerminal(context.Context, sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
-	return sdk.KillTerminalResponse{}, noTerminal
-}
-
-func (client) TerminalOutput(context.Context, sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
-	return sdk.TerminalOutputResponse{}, noTerminal
-}
-
-func (client) ReleaseTerminal(context.Context, sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
-	return sdk.ReleaseTerminalResponse{}, noTerminal
-}
-
-func (client) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
-	return sdk.WaitForTerminalExitResponse{}, noTerminal
-}
-
-var noTerminal = &sdk.RequestError{Code: -32601, Message: "Method not found",
-	Data: map[string]any{"reason": "AgentHub does not offer terminals (clientCapabilities.terminal is false)"}}
-
 // resolve turns a path the agent sent into a workspace-relative one. Paths
 // outside the workspace and secret files are refused.
 func (s *session) resolve(p string) (string, error) {

@@ -8,8 +8,8 @@
 // runtime_unavailable with the install step) and returns a call to
 // [ToolSession], whose Execute starts the process in the workspace root
 // (through backend/proc, tracked by the run so cancel and timeout stop its
-// process group), sends initialize (fs.readTextFile and fs.writeTextFile
-// offered, terminal not), session/new and the task as session/prompt, and
+// process group), sends initialize (fs.readTextFile, fs.writeTextFile
+// and terminal offered), session/new and the task as session/prompt, and
 // records the agent's name, version and program hash, with a drift warning
 // against [GeminiTestedVersion]. Each later Stream streams
 // agent_message_chunk text as deltas and the agent's tool calls as
@@ -33,10 +33,16 @@
 //     API and recorded as run.file.read; paths outside the workspace and
 //     secret files are refused. It is not offered to Gemini CLI 0.61.0,
 //     which cannot then create new files (see Config.servesReads).
-//   - terminal/* is not offered: agents run their commands themselves after
-//     a permission request, which is gated as a shell approval. Gemini CLI
-//     0.61.0 never uses client terminals, so serving them would be untested
-//     code on the one path that runs arbitrary commands.
+//   - terminal/create becomes a call to [ToolTerminal], gated exactly as the
+//     built-in run_shell's command (tools.Shell: kind shell, the same
+//     subject, the shell tool's environment allow-list); a cwd outside the
+//     workspace or another variable is refused without asking. Execute,
+//     which runs only after approval, starts the command in its own process
+//     group, answers with the terminal id and waits for the command to end:
+//     its output is the call's result. A rejection reaches the agent as an
+//     error with the reason. terminal/output, wait_for_exit, kill and
+//     release are served at once (terminal.go); every terminal is killed
+//     when the session ends or the run is cancelled.
 //
 // A cancel sends session/cancel, answers every pending request
 // "cancelled", then stops the process group gracefully and kills it.

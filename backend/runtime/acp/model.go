@@ -39,6 +39,7 @@ func (m *Model) Stream(ctx context.Context, req backend.ModelRequest, delta func
 		return m.open(ctx, task)
 	}
 	s.settle(req.Messages)
+	s.settleTerminals(req.Messages)
 	return s.next(ctx, delta)
 }
 
@@ -81,7 +82,7 @@ func (s *session) next(ctx context.Context, delta func(string)) (backend.ModelRe
 			if s.emit != nil {
 				s.emit(it.evType, it.payload)
 			}
-		case itemPermission, itemWrite:
+		case itemPermission, itemWrite, itemTerminal:
 			call, err := s.callFor(it)
 			if err != nil {
 				_ = s.stop(2 * time.Second)
@@ -106,14 +107,20 @@ func (s *session) next(ctx context.Context, delta func(string)) (backend.ModelRe
 // callFor marks a request as handed to the engine and returns its call.
 func (s *session) callFor(it item) (backend.ToolCallRequest, error) {
 	s.mu.Lock()
-	if it.perm != nil {
+	switch {
+	case it.perm != nil:
 		it.perm.sent = true
-	} else {
+	case it.term != nil:
+		it.term.sent = true
+	default:
 		it.write.sent = true
 	}
 	s.mu.Unlock()
-	if it.perm != nil {
+	switch {
+	case it.perm != nil:
 		return s.proxyCall(it.perm)
+	case it.term != nil:
+		return s.terminalCall(it.term)
 	}
 	return s.writeCall(it.write)
 }

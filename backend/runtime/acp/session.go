@@ -57,23 +57,25 @@ type session struct {
 	agent          agentInfo
 	checkpoints    *workspace.CheckpointStore
 
-	mu       sync.Mutex
-	changed  chan struct{} // closed and replaced on every change
-	queue    []item
-	perms    map[string]*permission // by call id
-	writes   map[string]*writeReq   // by call id
-	plans    []*plan                // approved edits not yet written
-	calls    map[string]*agentCall  // the agent's tool calls, by its id
-	invalid  int                    // lines that could not be used, in all
-	lines    int
-	reqSeq   int
-	exited   bool
-	exitCode int
-	stderr   string // scrubbed and redacted tail, once exited
-	ended    bool   // the prompt turn returned
-	closing  bool   // stop or finish began
-	stopping bool   // stop began; stopDone closes when it is over
-	stopDone chan struct{}
+	mu        sync.Mutex
+	changed   chan struct{} // closed and replaced on every change
+	queue     []item
+	perms     map[string]*permission // by call id
+	writes    map[string]*writeReq   // by call id
+	terms     map[string]*termReq    // terminal/create requests, by call id
+	terminals map[string]*terminal   // started terminals, by terminal id
+	plans     []*plan                // approved edits not yet written
+	calls     map[string]*agentCall  // the agent's tool calls, by its id
+	invalid   int                    // lines that could not be used, in all
+	lines     int
+	reqSeq    int
+	exited    bool
+	exitCode  int
+	stderr    string // scrubbed and redacted tail, once exited
+	ended     bool   // the prompt turn returned
+	closing   bool   // stop or finish began
+	stopping  bool   // stop began; stopDone closes when it is over
+	stopDone  chan struct{}
 }
 
 // agentInfo is what the agent says about itself in initialize.
@@ -90,9 +92,10 @@ const (
 	itemEvent          // an event to record (tool-call updates, diagnostics)
 	itemPermission
 	itemWrite
-	itemEnd  // the prompt turn returned
-	itemExit // the process exited
-	itemFail // the session could not start
+	itemTerminal // a terminal/create for the gate
+	itemEnd      // the prompt turn returned
+	itemExit     // the process exited
+	itemFail     // the session could not start
 )
 
 type item struct {
@@ -102,6 +105,7 @@ type item struct {
 	payload any
 	perm    *permission
 	write   *writeReq
+	term    *termReq
 	resp    sdk.PromptResponse
 	err     error
 }
@@ -118,6 +122,7 @@ func newSession(cfg Config, bin agentbin.Info, task string) *session {
 	_, _ = rand.Read(b[:])
 	return &session{id: "acp" + hex.EncodeToString(b[:]), cfg: cfg, bin: bin, task: task,
 		changed: make(chan struct{}), stopDone: make(chan struct{}), perms: map[string]*permission{}, writes: map[string]*writeReq{},
+		terms: map[string]*termReq{}, terminals: map[string]*terminal{},
 		calls: map[string]*agentCall{}}
 }
 
@@ -170,7 +175,7 @@ func (s *session) open() error {
 	defer cancel()
 	init, err := s.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber,
 		ClientCapabilities: sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: s.cfg.servesReads(),
-			WriteTextFile: true}, Terminal: false},
+			WriteTextFile: true}, Terminal: true},
 		ClientInfo: &sdk.Implementation{Name: "agenthub", Version: ClientVersion}})
 	if err != nil {
 		return s.startError("initialize", err)
@@ -334,6 +339,7 @@ func (s *session) finish() {
 	s.mu.Lock()
 	s.closing = true
 	s.mu.Unlock()
+	s.killTerminals()
 	agentproc.Finish(s.p, nil, closeGrace)
 	s.drop()
 }
@@ -365,6 +371,7 @@ func (s *session) stop(grace time.Duration) error {
 	for _, p := range pending {
 		p.cancel()
 	}
+	defer s.killTerminals()
 	if conn != nil && sid != "" && !exited {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		_ = conn.Cancel(ctx, sdk.CancelNotification{SessionId: sid})
@@ -407,6 +414,11 @@ func (s *session) unanswered() []canceler {
 	for _, w := range s.writes {
 		if !w.answered {
 			out = append(out, w)
+		}
+	}
+	for _, r := range s.terms {
+		if !r.answered {
+			out = append(out, r)
 		}
 	}
 	return out

@@ -11,13 +11,14 @@ import (
 // writes as calls to these; their arguments name the session and the
 // request.
 const (
-	ToolSession = "acp.session"         // starts the agent
-	ToolEdit    = "acp.edit"            // permission to edit, delete or move: a staged patch when it carries a diff
-	ToolExecute = "acp.execute"         // permission to run a command: a shell approval
-	ToolFetch   = "acp.fetch"           // permission to fetch: a network approval
-	ToolRead    = "acp.read"            // permission to read or search; also names served reads
-	ToolOther   = "acp.other"           // any other permission, as a command of high risk
-	ToolWrite   = "acp.write_text_file" // a write no approval covered: a staged patch
+	ToolSession  = "acp.session"         // starts the agent
+	ToolEdit     = "acp.edit"            // permission to edit, delete or move: a staged patch when it carries a diff
+	ToolExecute  = "acp.execute"         // permission to run a command: a shell approval
+	ToolFetch    = "acp.fetch"           // permission to fetch: a network approval
+	ToolRead     = "acp.read"            // permission to read or search; also names served reads
+	ToolOther    = "acp.other"           // any other permission, as a command of high risk
+	ToolWrite    = "acp.write_text_file" // a write no approval covered: a staged patch
+	ToolTerminal = "acp.terminal"        // a terminal/create: a command run like run_shell after a shell approval
 )
 
 // EvToolCall is the event type this runtime adds to the run's stream (EV13
@@ -28,27 +29,29 @@ const EvToolCall backend.EventType = "runtime.tool_call"
 
 // ToolNames lists the tools an ACP profile offers the engine.
 func ToolNames() []string {
-	return []string{ToolSession, ToolEdit, ToolExecute, ToolFetch, ToolRead, ToolOther, ToolWrite}
+	return []string{ToolSession, ToolEdit, ToolExecute, ToolFetch, ToolRead, ToolOther, ToolWrite, ToolTerminal}
 }
 
 // Tools returns the proxy tools by name, for the engine's tool table. They
 // serve every ACP profile; a call finds its session by id.
 func Tools() map[string]backend.Tool {
 	return map[string]backend.Tool{
-		ToolSession: sessionTool{},
-		ToolEdit:    permTool{name: ToolEdit},
-		ToolExecute: permTool{name: ToolExecute},
-		ToolFetch:   permTool{name: ToolFetch},
-		ToolRead:    permTool{name: ToolRead},
-		ToolOther:   permTool{name: ToolOther},
-		ToolWrite:   writeTool{},
+		ToolSession:  sessionTool{},
+		ToolEdit:     permTool{name: ToolEdit},
+		ToolExecute:  permTool{name: ToolExecute},
+		ToolFetch:    permTool{name: ToolFetch},
+		ToolRead:     permTool{name: ToolRead},
+		ToolOther:    permTool{name: ToolOther},
+		ToolWrite:    writeTool{},
+		ToolTerminal: termTool{},
 	}
 }
 
 // Capabilities is what an ACP runtime declares (AD2). Gating is enforced
 // for what AgentHub serves itself: every write to the workspace that comes
-// through fs/write_text_file is a staged patch AgentHub applies, and every
-// permission request waits for the gate. What an agent can do without
+// through fs/write_text_file is a staged patch AgentHub applies, every
+// command in a client terminal is a shell approval, and every permission
+// request waits for the gate. What an agent can do without
 // asking is advisory: an arbitrary ACP agent may write or run commands
 // without a request. Gemini CLI 0.61.0 (tested) routes every workspace
 // write through the client and asks before every edit; on its own it runs

@@ -42,11 +42,14 @@ type Step struct {
 	Permission *Permission `json:"permission,omitempty"`
 	Write      *File       `json:"write,omitempty"`
 	Read       string      `json:"read,omitempty"`
-	Terminal   string      `json:"terminal,omitempty"` // a command for terminal/create
-	Raw        string      `json:"raw,omitempty"`      // a line printed as it is
-	Stderr     string      `json:"stderr,omitempty"`
-	Exit       *int        `json:"exit,omitempty"`
-	Hang       bool        `json:"hang,omitempty"` // wait until session/cancel
+	// Terminal runs a command in a client terminal: terminal/create, then
+	// (unless Kill) wait_for_exit, output and release, reporting
+	// "terminal: <exit> output: <output>" or "terminal: <error>".
+	Terminal *Terminal `json:"terminal,omitempty"`
+	Raw      string    `json:"raw,omitempty"` // a line printed as it is
+	Stderr   string    `json:"stderr,omitempty"`
+	Exit     *int      `json:"exit,omitempty"`
+	Hang     bool      `json:"hang,omitempty"` // wait until session/cancel
 }
 
 // Permission is a session/request_permission.
@@ -58,6 +61,18 @@ type Permission struct {
 	Paths   []string `json:"paths,omitempty"`
 	Options []string `json:"options,omitempty"` // option kinds; default allow_always, allow_once, reject_once
 	Write   *File    `json:"write,omitempty"`
+}
+
+// Terminal is a terminal/create and what the agent does with it.
+type Terminal struct {
+	Command string   `json:"command"`
+	Args    []string `json:"args,omitempty"`
+	Cwd     string   `json:"cwd,omitempty"` // relative to the session's directory unless absolute
+	Env     []string `json:"env,omitempty"` // NAME=value
+	Limit   int      `json:"limit,omitempty"`
+	// Kill kills the command at once instead of waiting for it, then
+	// waits and reports how it ended.
+	Kill bool `json:"kill,omitempty"`
 }
 
 // File is a path and a content.
@@ -208,9 +223,8 @@ func (a *agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResp
 			} else {
 				a.say(ctx, p.SessionId, "read: "+r.Content+"\n")
 			}
-		case st.Terminal != "":
-			_, err := a.conn.CreateTerminal(ctx, sdk.CreateTerminalRequest{SessionId: p.SessionId, Command: st.Terminal})
-			a.say(ctx, p.SessionId, "terminal: "+errText(err)+"\n")
+		case st.Terminal != nil:
+			a.say(ctx, p.SessionId, "terminal: "+a.terminal(ctx, p.SessionId, *st.Terminal)+"\n")
 		case st.Raw != "":
 			_, _ = a.out.Write([]byte(st.Raw + "\n"))
 		case st.Stderr != "":
@@ -275,6 +289,55 @@ func (a *agent) write(ctx context.Context, sid sdk.SessionId, f File) bool {
 	}
 	a.say(ctx, sid, "write ok\n")
 	return true
+}
+
+// terminal runs one command in a client terminal and describes the outcome.
+func (a *agent) terminal(ctx context.Context, sid sdk.SessionId, t Terminal) string {
+	req := sdk.CreateTerminalRequest{SessionId: sid, Command: t.Command, Args: t.Args}
+	if t.Cwd != "" {
+		cwd := a.abs(t.Cwd)
+		req.Cwd = &cwd
+	}
+	for _, kv := range t.Env {
+		name, value, _ := strings.Cut(kv, "=")
+		req.Env = append(req.Env, sdk.EnvVariable{Name: name, Value: value})
+	}
+	if t.Limit > 0 {
+		req.OutputByteLimit = &t.Limit
+	}
+	created, err := a.conn.CreateTerminal(ctx, req)
+	if err != nil {
+		return errText(err)
+	}
+	id := created.TerminalId
+	if t.Kill {
+		if _, err := a.conn.KillTerminal(ctx, sdk.KillTerminalRequest{SessionId: sid, TerminalId: id}); err != nil {
+			return "kill: " + errText(err)
+		}
+	}
+	exit, err := a.conn.WaitForTerminalExit(ctx, sdk.WaitForTerminalExitRequest{SessionId: sid, TerminalId: id})
+	if err != nil {
+		return "wait: " + errText(err)
+	}
+	out, err := a.conn.TerminalOutput(ctx, sdk.TerminalOutputRequest{SessionId: sid, TerminalId: id})
+	if err != nil {
+		return "output: " + errText(err)
+	}
+	if _, err := a.conn.ReleaseTerminal(ctx, sdk.ReleaseTerminalRequest{SessionId: sid, TerminalId: id}); err != nil {
+		return "release: " + errText(err)
+	}
+	ended := "signal " + deref(exit.Signal)
+	if exit.ExitCode != nil {
+		ended = fmt.Sprintf("exit %d", *exit.ExitCode)
+	}
+	return fmt.Sprintf("%s truncated %v output: %s", ended, out.Truncated, out.Output)
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // errText is the message of a JSON-RPC error, or "ok".
