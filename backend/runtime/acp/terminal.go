@@ -54,7 +54,7 @@ type termArgs struct {
 	Command string            `json:"command"`         // the command line /bin/sh -c runs
 	Cwd     string            `json:"cwd,omitempty"`   // workspace-relative
 	Env     map[string]string `json:"env,omitempty"`   // allow-listed variables the agent set
-	Limit   int               `json:"limit,omitempty"` // outputByteLimit; 0 means none beyond run_shell's cap
+	Limit   int               `json:"limit,omitempty"` // outputByteLimit; 0 means defaultTermLimit
 }
 
 func (a termArgs) shell() tools.Shell {
@@ -234,7 +234,8 @@ func (t *terminal) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// defaultTermLimit bounds what a terminal keeps when the agent sets no limit.
+// defaultTermLimit bounds what a terminal keeps for terminal/output: when
+// the agent sets no limit, and over a larger one.
 const defaultTermLimit = 1 << 20
 
 // termTool runs an agent's terminal/create once approved.
@@ -285,7 +286,7 @@ func (termTool) Execute(ctx context.Context, env backend.ToolEnv, in backend.Too
 	sh := a.shell()
 	t := &terminal{id: r.callID, limit: defaultTermLimit, done: make(chan struct{})}
 	if a.Limit > 0 {
-		t.limit = a.Limit
+		t.limit = min(a.Limit, defaultTermLimit)
 	}
 	p, err := sh.Start(ctx, env.WorkspaceRoot, t)
 	if err != nil {
