@@ -215,14 +215,23 @@ func (runShell) Execute(ctx context.Context, env backend.ToolEnv, in backend.Too
 		return failure(env, "%v", err), nil
 	}
 	sh := Shell{Command: a.Command, TimeoutSeconds: a.TimeoutSeconds}
-	p, err := sh.Start(ctx, env.WorkspaceRoot, nil)
+	live := newShellStream(env, in.CallID)
+	var tee io.Writer
+	if live != nil {
+		tee = live
+	}
+	p, err := sh.Start(ctx, env.WorkspaceRoot, tee)
 	if err != nil {
 		return backend.ToolResult{}, err
 	}
 	if env.Track != nil {
 		env.Track(p)
 	}
-	return sh.Finish(env.WorkspaceRoot, p), nil
+	res := sh.Finish(env.WorkspaceRoot, p)
+	if live != nil {
+		live.Close()
+	}
+	return res, nil
 }
 
 // shellEnv is the whole environment of a command: an allow-list, never the

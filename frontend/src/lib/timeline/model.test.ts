@@ -184,6 +184,22 @@ describe('timeline reducer', () => {
     });
   });
 
+  it("streams a running tool's output into its row until the result arrives", () => {
+    const t = createTimeline();
+    applyEvents(t, [
+      ev(1, 'run.tool.call', { toolCallId: 'c1', name: 'run_shell', arguments: { command: 'make' } }),
+      ev(2, 'run.tool.delta', { toolCallId: 'c1', text: 'building\n' }),
+      ev(3, 'run.tool.delta', { toolCallId: 'c1', text: 'linking\n' }),
+      ev(4, 'run.tool.delta', { toolCallId: 'nobody', text: 'stray\n' }),
+    ]);
+    expect(t.items).toHaveLength(1);
+    expect(t.items[0]).toMatchObject({ kind: 'tool', live: 'building\nlinking\n', result: null });
+    applyEvents(t, [ev(5, 'run.tool.delta', { toolCallId: 'c1', text: 'x'.repeat(70_000) })]);
+    const live = (t.items[0] as { live: string }).live;
+    expect(live.length).toBe(64 * 1024);
+    expect(live.endsWith('x')).toBe(true);
+  });
+
   it('replaces a changed row with a new object and keeps unchanged rows as they were', () => {
     const t = createTimeline();
     applyEvents(t, opening().slice(0, 7));

@@ -50,6 +50,8 @@ export interface ToolItem {
   name: string;
   arguments: unknown;
   result: { status: string; content: string; isError: boolean; at: string } | null;
+  /** The output streamed so far (run.tool.delta), shown until the result arrives; its tail is kept. */
+  live?: string;
   reads: FileRead[];
   approvalId?: string;
 }
@@ -179,6 +181,8 @@ export function createTimeline(): Timeline {
 }
 
 type P = Record<string, unknown>;
+/** How much of a running tool's streamed output a row keeps (its tail). */
+const MAX_LIVE = 64 * 1024;
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
 
@@ -299,6 +303,12 @@ function reduce(t: Timeline, ev: RunEvent): void {
         const open = t.openTools.lastIndexOf(idx!);
         if (open >= 0) t.openTools.splice(open, 1);
       } else push(t, { kind: 'other', key: `o${ev.sequence}`, seq: ev.sequence, at: ev.timestamp, type: ev.type });
+      return;
+    }
+    case 'run.tool.delta': {
+      const idx = t.byTool[str(p.toolCallId)];
+      const item = idx === undefined ? undefined : t.items[idx];
+      if (item?.kind === 'tool') replace(t, idx!, item, { live: ((item.live ?? '') + str(p.text)).slice(-MAX_LIVE) });
       return;
     }
     case 'run.file.read': {
