@@ -10,6 +10,7 @@ import (
 
 	"agenthub/app/api"
 	"agenthub/backend"
+	"agenthub/backend/runtime/acp"
 	"agenthub/backend/runtime/acp/acptest"
 )
 
@@ -71,6 +72,18 @@ func TestACPTerminalApprovedRunsAndTheAgentGetsItsOutput(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no tool result holds the command's output: %v", results)
+	}
+	// The output also streamed while the command ran, as deltas of its call.
+	terminalCalls := map[any]bool{}
+	for _, c := range eventsOf(evs, backend.EvToolCall) {
+		terminalCalls[c["toolCallId"]] = c["name"] == acp.ToolTerminal
+	}
+	var streamed bool
+	for _, d := range eventsOf(evs, backend.EvToolDelta) {
+		streamed = streamed || (terminalCalls[d["toolCallId"]] && strings.Contains(fmt.Sprint(d["text"]), "hello\n"))
+	}
+	if !streamed {
+		t.Errorf("no run.tool.delta of a terminal call streamed its output: %v", eventsOf(evs, backend.EvToolDelta))
 	}
 }
 

@@ -215,7 +215,7 @@ func (runShell) Execute(ctx context.Context, env backend.ToolEnv, in backend.Too
 		return failure(env, "%v", err), nil
 	}
 	sh := Shell{Command: a.Command, TimeoutSeconds: a.TimeoutSeconds}
-	live := newShellStream(env, in.CallID)
+	live := NewShellStream(env, in.CallID)
 	var tee io.Writer
 	if live != nil {
 		tee = live

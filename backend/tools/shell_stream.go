@@ -12,11 +12,11 @@ import (
 // result still carries the capped output.
 const maxStreamedShellOutput = 2 * maxShellOutput
 
-// shellStream is a command's Tee: its output, as it arrives, becomes
+// ShellStream is a command's Tee: its output, as it arrives, becomes
 // run.tool.delta events of the call. Text is cut only where no secret can
 // straddle two deltas (redact.Stream), since each event is redacted on its
 // own, and machine paths are scrubbed like the result's.
-type shellStream struct {
+type ShellStream struct {
 	mu     sync.Mutex
 	emit   func(backend.EventType, any)
 	callID string
@@ -25,15 +25,18 @@ type shellStream struct {
 	taken  int // bytes given to cut: what is streamed in the end
 }
 
-func newShellStream(env backend.ToolEnv, callID string) *shellStream {
+// NewShellStream streams the output of the command of call callID as its
+// run.tool.delta events, or is nil when env cannot emit. Pass it as the Tee
+// of [Shell.Start] and Close it after [Shell.Finish].
+func NewShellStream(env backend.ToolEnv, callID string) *ShellStream {
 	if env.Emit == nil {
 		return nil
 	}
-	return &shellStream{emit: env.Emit, callID: callID, scrub: newScrubber(env.WorkspaceRoot)}
+	return &ShellStream{emit: env.Emit, callID: callID, scrub: newScrubber(env.WorkspaceRoot)}
 }
 
 // Write is called from the stdout and stderr copiers at once.
-func (s *shellStream) Write(b []byte) (int, error) {
+func (s *ShellStream) Write(b []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if n := min(len(b), maxStreamedShellOutput-s.taken); n > 0 {
@@ -44,13 +47,13 @@ func (s *shellStream) Write(b []byte) (int, error) {
 }
 
 // Close sends what the cutter still holds once the command has ended.
-func (s *shellStream) Close() {
+func (s *ShellStream) Close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.send(s.cut.Flush())
 }
 
-func (s *shellStream) send(text string) {
+func (s *ShellStream) send(text string) {
 	if text == "" {
 		return
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -288,7 +289,12 @@ func (termTool) Execute(ctx context.Context, env backend.ToolEnv, in backend.Too
 	if a.Limit > 0 {
 		t.limit = min(a.Limit, defaultTermLimit)
 	}
-	p, err := sh.Start(ctx, env.WorkspaceRoot, t)
+	var tee io.Writer = t
+	live := tools.NewShellStream(env, in.CallID)
+	if live != nil {
+		tee = io.MultiWriter(t, live)
+	}
+	p, err := sh.Start(ctx, env.WorkspaceRoot, tee)
 	if err != nil {
 		r.respond(termAnswer{err: refused("the command could not be started: %s", s.scrub(err.Error()))})
 		return scrub.Failure(env.WorkspaceRoot, "%v", err), nil
@@ -301,7 +307,11 @@ func (termTool) Execute(ctx context.Context, env backend.ToolEnv, in backend.Too
 	if !s.addTerminal(t) || !r.respond(termAnswer{id: t.id}) {
 		_ = p.Stop(time.Second)
 	}
-	return sh.Finish(env.WorkspaceRoot, p), nil
+	res := sh.Finish(env.WorkspaceRoot, p)
+	if live != nil {
+		live.Close()
+	}
+	return res, nil
 }
 
 func reqErrText(err error) string {
