@@ -26,7 +26,10 @@
 // `codex exec --json` cannot delegate approvals. It is refused (runtime
 // unavailable with the reason) unless the profile accepts advisory gating,
 // in which case it runs in a read-only sandbox (or the profile's), and what
-// Codex did is recorded after the fact as observed actions.
+// Codex did is recorded after the fact as observed actions: from exec's
+// output, and, for the commands and patches that output did not report
+// (0.169.0 does not always print them), from the session's rollout file in
+// AgentHub's CODEX_HOME, marked source "rollout".
 //
 // Invariants: the CLI never gets a bypass (no danger-full-access, no
 // --dangerously-bypass-approvals-and-sandbox, approval policy never

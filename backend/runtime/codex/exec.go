@@ -29,10 +29,11 @@ func (s *session) startExec(_ context.Context, env backend.ToolEnv) error {
 
 // execLine is one line of `codex exec --json`.
 type execLine struct {
-	Type  string     `json:"type"`
-	Item  *execItem  `json:"item"`
-	Usage *execUsage `json:"usage"`
-	Error *struct {
+	Type     string     `json:"type"`
+	ThreadID string     `json:"thread_id"`
+	Item     *execItem  `json:"item"`
+	Usage    *execUsage `json:"usage"`
+	Error    *struct {
 		Message string `json:"message"`
 	} `json:"error"`
 	Message string `json:"message"`
@@ -88,7 +89,9 @@ func (s *session) execLine(b []byte) {
 		return
 	}
 	switch l.Type {
-	case "thread.started", "turn.started":
+	case "thread.started":
+		s.execThread = l.ThreadID
+	case "turn.started":
 	case "item.started", "item.updated", "item.completed":
 		if l.Item == nil || l.Item.ID == "" || !execItems[l.Item.Type] {
 			s.problem("an item without id or of an unknown type", b)
@@ -102,6 +105,7 @@ func (s *session) execLine(b []byte) {
 			s.usage = tokenTotals{Input: l.Usage.Input, Cached: l.Usage.Cached, Output: l.Usage.Output}
 		}
 		s.turnDone = true
+		s.readRollout()
 		s.queue = append(s.queue, event{kind: evTurnDone, turn: turn{Status: "completed"}})
 	case "turn.failed":
 		msg := "the turn failed"
@@ -109,6 +113,7 @@ func (s *session) execLine(b []byte) {
 			msg = l.Error.Message
 		}
 		s.turnDone = true
+		s.readRollout()
 		s.queue = append(s.queue, event{kind: evTurnDone, turn: turn{Status: "failed",
 			Error: execError(msg)}})
 	case "error":
@@ -125,9 +130,11 @@ func (s *session) execItem(it execItem) {
 		s.queue = append(s.queue, event{kind: evText, text: it.Text})
 	case "command_execution":
 		out := it.Output
+		s.execSeen.commands = append(s.execSeen.commands, it.Command)
 		s.queue = append(s.queue, event{kind: evObserved, item: threadItem{Type: "commandExecution", ID: it.ID,
 			Command: it.Command, Status: it.Status, Output: &out, Exit: it.Exit}})
 	case "file_change":
+		s.execSeen.patches++
 		ti := threadItem{Type: "fileChange", ID: it.ID, Status: it.Status}
 		for _, c := range it.Changes {
 			var fc fileChange

@@ -50,6 +50,8 @@ type session struct {
 	items        map[string]*itemState // by item id
 	reqs         map[string]*request   // by call id
 	thread       string
+	execThread   string   // exec: the thread id, naming its rollout file
+	execSeen     execSeen // exec: the actions the stream reported this turn
 	turn         string
 	turnDone     bool
 	diags        []agentproc.Diag // problems not yet emitted as events

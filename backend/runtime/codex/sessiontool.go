@@ -186,6 +186,7 @@ type observedArgs struct {
 	Files    []string `json:"files,omitempty"` // "add hello.txt", "update README.md"…
 	Output   string   `json:"output,omitempty"`
 	Advisory bool     `json:"advisory"`
+	Source   string   `json:"source,omitempty"` // "rollout": read from the session's rollout file
 }
 
 func (observedTool) Execute(_ context.Context, env backend.ToolEnv, in backend.ToolInput) (backend.ToolResult, error) {
@@ -197,13 +198,20 @@ func (observedTool) Execute(_ context.Context, env backend.ToolEnv, in backend.T
 		s.emitDiags(env)
 	}
 	if env.Emit != nil {
-		env.Emit(EvUngated, map[string]any{"runtime": "codex", "item": a.Item, "type": a.Type,
+		ev := map[string]any{"runtime": "codex", "item": a.Item, "type": a.Type,
 			"command": a.Command, "files": a.Files, "status": a.Status, "exitCode": a.Exit,
-			"enforcement": enforcementOf(a.Advisory)})
+			"enforcement": enforcementOf(a.Advisory)}
+		if a.Source != "" {
+			ev["source"] = a.Source
+		}
+		env.Emit(EvUngated, ev)
 	}
 	what := "Codex ran `" + scrub.Clip(a.Command, 200) + "` without asking AgentHub"
 	if a.Type == "file_change" {
 		what = fmt.Sprintf("Codex changed files without asking AgentHub: %v", a.Files)
+	}
+	if a.Source == rolloutSource {
+		what += " (read from Codex's session rollout: its output did not report it)"
 	}
 	if a.Advisory {
 		what += " (advisory gating: recorded, not approved)"
@@ -230,7 +238,8 @@ func enforcementOf(advisory bool) backend.Enforcement {
 
 // observedCall turns an item Codex completed without asking into a call.
 func (s *session) observedCall(it threadItem, n int) (backend.ToolCallRequest, error) {
-	a := observedArgs{Session: s.id, Item: it.ID, Status: it.Status, Exit: it.Exit, Advisory: s.cfg.advisory()}
+	a := observedArgs{Session: s.id, Item: it.ID, Status: it.Status, Exit: it.Exit, Advisory: s.cfg.advisory(),
+		Source: it.Source}
 	switch it.Type {
 	case "commandExecution":
 		a.Type, a.Command = "command", s.scrub(it.Command)

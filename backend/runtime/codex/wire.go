@@ -70,6 +70,9 @@ type threadItem struct {
 	Output  *string      `json:"aggregatedOutput"`
 	Exit    *int         `json:"exitCode"`
 	Changes []fileChange `json:"changes"`
+	// Source is "rollout" for an item read from the session's rollout
+	// file rather than the CLI's output (advisory gating).
+	Source string `json:"-"`
 }
 
 // fileChange is one file of a fileChange item. Diff is the new content of
