@@ -509,9 +509,14 @@ func TestCodexExecAdvisory(t *testing.T) {
 		fmt.Sprint(accepted[0]["kinds"]) != "[network patch shell write]" {
 		t.Fatalf("runtime.gating_advisory: %v", accepted)
 	}
-	done := eventsOf(evs, backend.EvMessageCompleted)
-	if !hasType(evs, backend.EvRunCompleted) || done[len(done)-1]["text"] != "Could not write." {
-		t.Fatalf("not completed: %v", done)
+	// The answer is recorded; when the command came from the rollout, its
+	// record follows the answer (the rollout is read at the turn's end).
+	var answered bool
+	for _, m := range eventsOf(evs, backend.EvMessageCompleted) {
+		answered = answered || m["text"] == "Could not write."
+	}
+	if !hasType(evs, backend.EvRunCompleted) || !answered {
+		t.Fatalf("not completed: %v", eventsOf(evs, backend.EvMessageCompleted))
 	}
 }
 

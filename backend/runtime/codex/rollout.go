@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -28,6 +29,11 @@ import (
 //   - type "event_msg", payload.type "item_completed", payload.item.type
 //     "FileChange": item.id is the call id, item.changes a map of absolute
 //     path to {"type": "add"|"update"|"delete", …}, with status;
+//   - type "response_item", payload.type "function_call" with name
+//     "exec_command" (arguments {"cmd": the command line}) and its
+//     "function_call_output" ("Process exited with code N … Output:\n…"):
+//     a command whose CommandExecution item is missing, which 0.169.0
+//     leaves out at times (seen with a command the sandbox refused);
 //   - type "response_item", payload.type "custom_tool_call" with name
 //     "apply_patch" (input: the patch, workspace-relative paths) and its
 //     "custom_tool_call_output" (same call_id): a patch whose FileChange
@@ -47,6 +53,7 @@ type rolloutLine struct {
 		Type   string `json:"type"`
 		Name   string `json:"name"`
 		CallID string `json:"call_id"`
+		Args   string `json:"arguments"`
 		Input  string `json:"input"`
 		Output any    `json:"output"`
 		Item   *struct {
@@ -72,6 +79,9 @@ type rolloutCall struct {
 	Output *string
 	Exit   *int
 	Files  []fileChange
+	// Line is set when Argv is exec_command's one command line rather than
+	// an argv: it is shown as it is.
+	Line bool
 }
 
 var patchFile = regexp.MustCompile(`(?m)^\*\*\* (Add|Update|Delete) File: (.+)$`)
@@ -96,12 +106,29 @@ func parseRollout(r io.Reader) (calls []rolloutCall, ended bool) {
 			ended = true
 		case l.Type == "event_msg" && p.Type == "item_completed" && p.Item != nil &&
 			p.Item.Type == "CommandExecution" && p.Item.ID != "":
-			if _, dup := at[p.Item.ID]; dup {
+			c := rolloutCall{ID: p.Item.ID, Argv: p.Item.Command, Status: p.Item.Status,
+				Output: p.Item.Output, Exit: p.Item.Exit}
+			if i, dup := at[p.Item.ID]; dup {
+				if calls[i].Line { // the item is better than its exec_command call
+					calls[i] = c
+				}
 				continue
 			}
 			at[p.Item.ID] = len(calls)
-			calls = append(calls, rolloutCall{ID: p.Item.ID, Argv: p.Item.Command, Status: p.Item.Status,
-				Output: p.Item.Output, Exit: p.Item.Exit})
+			calls = append(calls, c)
+		case l.Type == "response_item" && p.Type == "function_call" && p.Name == "exec_command" && p.CallID != "":
+			var args struct {
+				Cmd string `json:"cmd"`
+			}
+			if _, dup := at[p.CallID]; dup || json.Unmarshal([]byte(p.Args), &args) != nil || args.Cmd == "" {
+				continue
+			}
+			at[p.CallID] = len(calls)
+			calls = append(calls, rolloutCall{ID: p.CallID, Argv: []string{args.Cmd}, Line: true, Status: "in_progress"})
+		case l.Type == "response_item" && p.Type == "function_call_output" && p.CallID != "":
+			if i, ok := at[p.CallID]; ok && calls[i].Line && calls[i].Status == "in_progress" {
+				calls[i].Status, calls[i].Exit, calls[i].Output = execCommandOutput(p.Output)
+			}
 		case l.Type == "event_msg" && p.Type == "item_completed" && p.Item != nil &&
 			p.Item.Type == "FileChange" && p.Item.ID != "":
 			c := rolloutCall{ID: p.Item.ID, Status: p.Item.Status}
@@ -135,6 +162,27 @@ func parseRollout(r io.Reader) (calls []rolloutCall, ended bool) {
 		}
 	}
 	return calls, ended
+}
+
+var exitLine = regexp.MustCompile(`(?m)^Process exited with code (-?\d+)$`)
+
+// execCommandOutput reads exec_command's output: "Process exited with code N"
+// and the text after "Output:\n".
+func execCommandOutput(out any) (status string, exit *int, output *string) {
+	text, _ := out.(string)
+	status = "failed"
+	if m := exitLine.FindStringSubmatch(text); m != nil {
+		if n, err := strconv.Atoi(m[1]); err == nil {
+			exit = &n
+			if n == 0 {
+				status = "completed"
+			}
+		}
+	}
+	if _, after, ok := strings.Cut(text, "\nOutput:\n"); ok {
+		output = &after
+	}
+	return status, exit, output
 }
 
 // patchStatus reads apply_patch's output: Codex reports success as
@@ -241,7 +289,11 @@ func (c rolloutCall) item() threadItem {
 	if c.Argv == nil {
 		return threadItem{Type: "fileChange", ID: c.ID, Status: c.Status, Changes: c.Files, Source: rolloutSource}
 	}
-	return threadItem{Type: "commandExecution", ID: c.ID, Command: shellJoin(c.Argv), Status: c.Status,
+	command := shellJoin(c.Argv)
+	if c.Line {
+		command = c.Argv[0]
+	}
+	return threadItem{Type: "commandExecution", ID: c.ID, Command: command, Status: c.Status,
 		Output: c.Output, Exit: c.Exit, Source: rolloutSource}
 }
 
