@@ -41,6 +41,10 @@ type Core struct {
 	openErr  error
 	actor    string
 	log      *slog.Logger
+	// writer is the engine lock of the data directory's one run writer;
+	// busy, when another process holds it, is the error for changing runs.
+	writer *Lock
+	busy   error
 
 	// PickDirectory opens the native directory dialog; only the window sets it.
 	PickDirectory func() (string, error)
@@ -111,7 +115,9 @@ func (c *Core) Close() error {
 			c.log.Warn("runs did not detach in time", "err", err)
 		}
 	}
-	return c.store.Close()
+	err := c.store.Close()
+	c.writer.Release()
+	return err
 }
 
 // Engine exposes the engine to sibling transports (httpapi, cli).

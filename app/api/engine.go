@@ -61,8 +61,36 @@ func (c *Core) openEngine(ctx context.Context, st *store.Store) error {
 	if err := c.loadPlaybooks(); err != nil {
 		return err
 	}
+	return c.recoverIfWriter(ctx)
+}
+
+// recoverIfWriter makes this process the data directory's one run writer
+// when no other process is, and then recovers the runs the last writer
+// left. Another live writer (the window, `agenthub serve`, a CLI run) owns
+// its runs: recovering here would mark them interrupted under its feet, and
+// its next event would collide with ours. Then this process only reads, and
+// the calls that would change a run say where to make them.
+func (c *Core) recoverIfWriter(ctx context.Context) error {
+	lock, err := TryLock(c.cfg.Home, "engine.lock")
+	if err != nil {
+		c.log.Info("another AgentHub process runs this data directory's runs; this one only reads", "err", err)
+		c.busy = &backend.Error{Code: backend.CodeConflict, Err: err,
+			Message: "another AgentHub process (the window, agenthub serve or a CLI run) is running the runs of this data directory",
+			Next:    "Make this change there, or close it and try again."}
+		return nil
+	}
+	c.writer = lock
 	if err := c.engine.Recover(ctx); err != nil {
 		return fmt.Errorf("recover runs: %w", err)
+	}
+	return nil
+}
+
+// writable is nil when this process may start, decide, cancel or resume
+// runs: it is the data directory's writer.
+func (c *Core) writable() error {
+	if c.busy != nil {
+		return c.busy
 	}
 	return nil
 }

@@ -42,6 +42,9 @@ func (r *RunsAPI) Start(in StartRun) (backend.RunSummary, error) {
 	if err != nil {
 		return backend.RunSummary{}, err
 	}
+	if err := r.core.writable(); err != nil {
+		return backend.RunSummary{}, err
+	}
 	task := strings.TrimSpace(in.Task)
 	switch {
 	case task == "":
@@ -111,6 +114,9 @@ func (r *RunsAPI) Cancel(id string) (backend.RunSummary, error) {
 	if err != nil {
 		return backend.RunSummary{}, err
 	}
+	if err := r.core.writable(); err != nil {
+		return backend.RunSummary{}, err
+	}
 	return e.Cancel(context.Background(), id)
 }
 
@@ -120,6 +126,9 @@ func (r *RunsAPI) Cancel(id string) (backend.RunSummary, error) {
 func (r *RunsAPI) Resume(id string) (backend.RunSummary, error) {
 	e, err := r.engine()
 	if err != nil {
+		return backend.RunSummary{}, err
+	}
+	if err := r.core.writable(); err != nil {
 		return backend.RunSummary{}, err
 	}
 	by := r.core.By()
@@ -172,6 +181,9 @@ type DecisionOutcome struct {
 // returns the first outcome.
 func (a *ApprovalsAPI) Decide(d backend.Decision) (DecisionOutcome, error) {
 	if _, err := a.core.db(); err != nil {
+		return DecisionOutcome{}, err
+	}
+	if err := a.core.writable(); err != nil {
 		return DecisionOutcome{}, err
 	}
 	if d.ApprovalID == "" || d.Kind == "" {
