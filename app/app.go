@@ -17,6 +17,7 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"agenthub/app/api"
+	"agenthub/app/jscsignals"
 	"agenthub/backend"
 )
 
@@ -41,6 +42,7 @@ type Window struct {
 // is taken first: a second window for the same data directory brings the
 // first forward and exits instead of opening a second writer.
 func Run(core *api.Core, assets fs.FS, icon []byte) error {
+	jscsignals.Keep()
 	home := core.Config().Home
 	lock, err := api.TryLock(home, "window.lock")
 	if err != nil {
