@@ -5,13 +5,11 @@ package desktop
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -32,7 +30,7 @@ func TestWindowApprovesWithTheKeyboard(t *testing.T) {
 	a := startAppArgs(t, d, bin, "window", "--home", home, "--approval", approval)
 	id, err := d.waitWindow(t, "AgentHub", a.exited, 60*time.Second)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatal(err, a.crash())
 	}
 	shot := filepath.Join(artifacts(t), "approval-dialog.png")
 	pressUntilDecided(t, d, id, shot, func() bool { return !stillPending(t, bin, home, approval) })
@@ -49,7 +47,7 @@ func TestWindowApprovesWithTheKeyboard(t *testing.T) {
 	select {
 	case err := <-a.exited:
 		if err != nil {
-			t.Fatalf("the app did not exit cleanly: %v", err)
+			t.Fatalf("the app did not exit cleanly: %v%s", err, a.crash())
 		}
 	case <-time.After(15 * time.Second):
 		t.Fatal("the app did not exit within 15 s of closing its window")
@@ -83,20 +81,6 @@ func pressUntilDecided(t *testing.T, d *display, id, shot string, decided func()
 		}
 	}
 	t.Fatalf("pressing a in the window decided nothing (screenshot %s)", shot)
-}
-
-func startAppArgs(t *testing.T, d *display, bin string, args ...string) *app {
-	t.Helper()
-	cmd := d.command(context.Background(), bin, args...)
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", bin, err)
-	}
-	a := &app{cmd: cmd, exited: make(chan error, 1)}
-	go func() { a.exited <- cmd.Wait() }()
-	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
-	return a
 }
 
 // cli runs a headless command and checks its exit code.

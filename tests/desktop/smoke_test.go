@@ -3,33 +3,79 @@
 package desktop
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 )
 
-// app is a started agenthub process and its exit.
+// app is a started agenthub process, its exit, and its stderr (also passed
+// through to the test's) so that a crash can be quoted in the failure.
 type app struct {
 	cmd    *exec.Cmd
 	exited chan error
+	stderr *lockedBuffer
 }
 
 func startApp(t *testing.T, d *display, bin, home string) *app {
 	t.Helper()
-	cmd := d.command(context.Background(), bin, "--home", home)
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	return startAppArgs(t, d, bin, "--home", home)
+}
+
+func startAppArgs(t *testing.T, d *display, bin string, args ...string) *app {
+	t.Helper()
+	cmd := d.command(context.Background(), bin, args...)
+	a := &app{cmd: cmd, exited: make(chan error, 1), stderr: &lockedBuffer{}}
+	cmd.Stdout, cmd.Stderr = os.Stdout, io.MultiWriter(os.Stderr, a.stderr)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", bin, err)
 	}
-	a := &app{cmd: cmd, exited: make(chan error, 1)}
 	go func() { a.exited <- cmd.Wait() }()
 	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
 	return a
+}
+
+// crash quotes the start of a Go crash report from the app's stderr (the
+// reason and the first frames), or says there was none. CI keeps only the
+// tail of a long log, and the reason is at the head of the report.
+func (a *app) crash() string {
+	lines := strings.Split(a.stderr.String(), "\n")
+	for i, line := range lines {
+		if crashStart.MatchString(line) {
+			return "\napp crash report:\n" + strings.Join(lines[i:min(len(lines), i+12)], "\n")
+		}
+	}
+	return "\n(no crash report on the app's stderr)"
+}
+
+var crashStart = regexp.MustCompile(`^(panic: |fatal error: |SIG[A-Z]+: |signal \d+ received|unexpected fault)`)
+
+// lockedBuffer is a bytes.Buffer written by the process's copier goroutine
+// and read by the test.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 func TestWindowShowsFirstScreen(t *testing.T) {
@@ -38,7 +84,7 @@ func TestWindowShowsFirstScreen(t *testing.T) {
 	a := startApp(t, d, binary(t), home)
 	id, err := d.waitWindow(t, "AgentHub", a.exited, 60*time.Second)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatal(err, a.crash())
 	}
 	// The window maps before the page renders; poll until the first screen
 	// has painted rather than sleeping a fixed time.
@@ -73,7 +119,7 @@ func TestWindowShowsFirstScreen(t *testing.T) {
 	select {
 	case err := <-a.exited:
 		if err != nil {
-			t.Fatalf("the app did not exit cleanly: %v", err)
+			t.Fatalf("the app did not exit cleanly: %v%s", err, a.crash())
 		}
 	case <-time.After(15 * time.Second):
 		t.Fatal("the app did not exit within 15 s of closing its window")
