@@ -39,6 +39,7 @@ var rules = []rule{
 	{from: under("agenthub/app/api"), banned: []string{wailsModule, "agenthub/app/cli", "agenthub/app/httpapi"}, why: "the facades are transport-neutral"},
 	{from: under("agenthub/app/httpapi"), banned: []string{wailsModule, "agenthub/app/cli"}, why: "browser mode must not need the desktop runtime"},
 	{from: under("agenthub/app/cli"), banned: []string{wailsModule}, why: "the CLI must run without GTK"},
+	{from: under("agenthub/backend/tools"), banned: []string{"agenthub/backend/runtime", "agenthub/backend/engine"}, why: "the built-in tools sit beneath the engine and the runtime adapters that use them"},
 	{from: exactly("agenthub/backend"), banned: []string{"agenthub/", "github.com/", "golang.org/", "go.uber.org/"}, why: "the vocabulary package is standard library only"},
 	{from: exactly("agenthub/backend/canon"), banned: []string{"agenthub/", "github.com/", "golang.org/"}, why: "canonical JSON is standard library only"},
 	{from: func(p string) bool { return p != "agenthub/backend/proc" && strings.HasPrefix(p, "agenthub/") }, banned: []string{"os/exec"}, direct: true, why: "backend/proc is the only package that starts processes"},

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"agenthub/backend"
-	"agenthub/backend/runtime/agentpath"
+	"agenthub/backend/agentpath"
 	"agenthub/diffview"
 	"agenthub/workspace/git"
 )

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"agenthub/backend"
-	"agenthub/backend/runtime/agentpath"
+	"agenthub/backend/agentpath"
 	"agenthub/workspace"
 )
 

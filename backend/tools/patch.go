@@ -12,8 +12,8 @@ import (
 	"sync"
 
 	"agenthub/backend"
+	"agenthub/backend/agentpath"
 	"agenthub/backend/patch"
-	"agenthub/backend/runtime/agentpath"
 	"agenthub/workspace"
 )
 

@@ -10,7 +10,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"agenthub/backend"
-	"agenthub/backend/runtime/agentpath"
+	"agenthub/backend/agentpath"
 )
 
 // maxReadOutput caps what one read_file returns to the model.

@@ -16,7 +16,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"agenthub/backend"
-	"agenthub/backend/runtime/agentpath"
+	"agenthub/backend/agentpath"
 	"agenthub/workspace"
 )
 

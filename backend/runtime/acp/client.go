@@ -11,8 +11,8 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"agenthub/backend"
-	"agenthub/backend/runtime/agentpath"
-	"agenthub/backend/runtime/scrub"
+	"agenthub/backend/agentpath"
+	"agenthub/backend/scrub"
 	"agenthub/workspace"
 )
 

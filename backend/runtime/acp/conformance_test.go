@@ -13,8 +13,8 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 	"github.com/google/go-cmp/cmp"
 
+	"agenthub/backend/agentpath"
 	"agenthub/backend/runtime/agentbin"
-	"agenthub/backend/runtime/agentpath"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")

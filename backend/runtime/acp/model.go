@@ -14,8 +14,8 @@ import (
 	"agenthub/backend"
 	"agenthub/backend/runtime/agentbin"
 	"agenthub/backend/runtime/rawlog"
-	"agenthub/backend/runtime/scrub"
 	"agenthub/backend/runtime/sessions"
+	"agenthub/backend/scrub"
 )
 
 // Model drives an ACP agent as a [backend.Model]. The engine's run loop is

@@ -10,9 +10,9 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"agenthub/backend"
+	"agenthub/backend/agentpath"
 	"agenthub/backend/approval"
-	"agenthub/backend/runtime/agentpath"
-	"agenthub/backend/runtime/scrub"
+	"agenthub/backend/scrub"
 )
 
 // permission is one session/request_permission, proxied to the engine as a

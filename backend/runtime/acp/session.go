@@ -22,7 +22,7 @@ import (
 	"agenthub/backend/runtime/agentbin"
 	"agenthub/backend/runtime/agentproc"
 	"agenthub/backend/runtime/rawlog"
-	"agenthub/backend/runtime/scrub"
+	"agenthub/backend/scrub"
 	"agenthub/workspace"
 )
 

@@ -17,9 +17,9 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"agenthub/backend"
+	"agenthub/backend/agentpath"
 	"agenthub/backend/proc"
-	"agenthub/backend/runtime/agentpath"
-	"agenthub/backend/runtime/scrub"
+	"agenthub/backend/scrub"
 	"agenthub/backend/tools"
 )
 

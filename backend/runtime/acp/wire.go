@@ -10,7 +10,7 @@ import (
 	"agenthub/backend"
 	"agenthub/backend/proc"
 	"agenthub/backend/runtime/agentproc"
-	"agenthub/backend/runtime/scrub"
+	"agenthub/backend/scrub"
 )
 
 // This file is the tap between the agent's stdout and the SDK: every line

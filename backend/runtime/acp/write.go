@@ -11,9 +11,9 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"agenthub/backend"
+	"agenthub/backend/agentpath"
 	"agenthub/backend/patch"
-	"agenthub/backend/runtime/agentpath"
-	"agenthub/backend/runtime/scrub"
+	"agenthub/backend/scrub"
 	"agenthub/workspace"
 )
 

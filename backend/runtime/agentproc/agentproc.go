@@ -17,7 +17,7 @@ import (
 	"agenthub/backend"
 	"agenthub/backend/proc"
 	"agenthub/backend/runtime/rawlog"
-	"agenthub/backend/runtime/scrub"
+	"agenthub/backend/scrub"
 )
 
 // Spec is how a session starts its CLI.

@@ -8,9 +8,9 @@ import (
 	"fmt"
 
 	"agenthub/backend"
+	"agenthub/backend/agentpath"
 	"agenthub/backend/patch"
-	"agenthub/backend/runtime/agentpath"
-	"agenthub/backend/runtime/scrub"
+	"agenthub/backend/scrub"
 	"agenthub/workspace"
 )
 

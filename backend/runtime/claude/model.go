@@ -7,8 +7,8 @@ import (
 
 	"agenthub/backend"
 	"agenthub/backend/runtime/agentproc"
-	"agenthub/backend/runtime/scrub"
 	"agenthub/backend/runtime/sessions"
+	"agenthub/backend/scrub"
 )
 
 // Model drives Claude Code as a [backend.Model]. The engine's run loop is

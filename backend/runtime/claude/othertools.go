@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"agenthub/backend"
+	"agenthub/backend/agentpath"
 	"agenthub/backend/approval"
-	"agenthub/backend/runtime/agentpath"
-	"agenthub/backend/runtime/scrub"
+	"agenthub/backend/scrub"
 )
 
 // maxResult caps the tool output given back to the engine.

@@ -7,7 +7,7 @@ import (
 
 	"agenthub/backend"
 	"agenthub/backend/patch"
-	"agenthub/backend/runtime/scrub"
+	"agenthub/backend/scrub"
 	"agenthub/workspace"
 )
 

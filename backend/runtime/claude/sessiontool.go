@@ -9,7 +9,7 @@ import (
 	"agenthub/backend/runtime/agentbin"
 	"agenthub/backend/runtime/agentproc"
 	"agenthub/backend/runtime/rawlog"
-	"agenthub/backend/runtime/scrub"
+	"agenthub/backend/scrub"
 )
 
 // The event types this runtime records about the CLI that ran (AD4).

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"agenthub/backend"
-	"agenthub/backend/runtime/agentpath"
-	"agenthub/backend/runtime/scrub"
+	"agenthub/backend/agentpath"
+	"agenthub/backend/scrub"
 )
 
 // Proxy tool names. The engine sees Claude Code's permission requests as

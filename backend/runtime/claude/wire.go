@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"agenthub/backend/runtime/scrub"
+	"agenthub/backend/scrub"
 )
 
 // kind is what one stdout line of Claude Code's stream-json means to the

@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"agenthub/backend/runtime/scrub"
+	"agenthub/backend/scrub"
 )
 
 // Sample lines are those of agent-clis.md §1.3 and §1.4 (2.1.330), with the

@@ -9,7 +9,7 @@ import (
 
 	"agenthub/backend"
 	"agenthub/backend/approval"
-	"agenthub/backend/runtime/scrub"
+	"agenthub/backend/scrub"
 )
 
 // maxResult caps the command output given back to the engine.

@@ -16,7 +16,7 @@ import (
 	"agenthub/backend"
 	"agenthub/backend/patch"
 	"agenthub/backend/runtime/codex/codextest"
-	"agenthub/backend/runtime/scrub"
+	"agenthub/backend/scrub"
 	"agenthub/workspace"
 )
 

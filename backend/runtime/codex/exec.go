@@ -8,7 +8,7 @@ import (
 
 	"agenthub/backend"
 	"agenthub/backend/proc"
-	"agenthub/backend/runtime/scrub"
+	"agenthub/backend/scrub"
 )
 
 // This file is advisory gating: `codex exec --json`, whose approval policy

@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"agenthub/backend"
+	"agenthub/backend/agentpath"
 	"agenthub/backend/patch"
-	"agenthub/backend/runtime/agentpath"
-	"agenthub/backend/runtime/scrub"
+	"agenthub/backend/scrub"
 	"agenthub/workspace"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"agenthub/backend/runtime/scrub"
+	"agenthub/backend/scrub"
 )
 
 // This file computes the post-image of a Codex file update. Codex's

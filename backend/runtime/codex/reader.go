@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"agenthub/backend/proc"
-	"agenthub/backend/runtime/scrub"
+	"agenthub/backend/scrub"
 )
 
 // onLine is the reader of `codex app-server`: it runs on proc's output

@@ -19,7 +19,7 @@ import (
 	"agenthub/backend/runtime/agentbin"
 	"agenthub/backend/runtime/agentproc"
 	"agenthub/backend/runtime/rawlog"
-	"agenthub/backend/runtime/scrub"
+	"agenthub/backend/scrub"
 )
 
 // session is one Codex process serving one run. The model's Stream and

@@ -10,7 +10,7 @@ import (
 	"agenthub/backend/runtime/agentbin"
 	"agenthub/backend/runtime/agentproc"
 	"agenthub/backend/runtime/rawlog"
-	"agenthub/backend/runtime/scrub"
+	"agenthub/backend/scrub"
 )
 
 // Event types this runtime adds to the run's stream (EV13 keeps unknown

@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"agenthub/backend"
-	"agenthub/backend/runtime/agentpath"
-	"agenthub/backend/runtime/scrub"
+	"agenthub/backend/agentpath"
+	"agenthub/backend/scrub"
 )
 
 // Proxy tool names. The engine sees Codex's approval requests as calls to

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"agenthub/backend/runtime/scrub"
+	"agenthub/backend/scrub"
 )
 
 // kind is what one stdout line of `codex app-server` (JSON-RPC 2.0 without

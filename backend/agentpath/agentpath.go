@@ -14,7 +14,7 @@ import (
 
 	"agenthub/backend"
 	"agenthub/backend/approval"
-	"agenthub/backend/runtime/scrub"
+	"agenthub/backend/scrub"
 	"agenthub/workspace"
 )
 
