@@ -39,7 +39,6 @@ func (m *Model) Stream(ctx context.Context, req backend.ModelRequest, delta func
 		return m.open(ctx, task)
 	}
 	s.settle(req.Messages)
-	s.settleTerminals(req.Messages)
 	return s.next(ctx, delta)
 }
 

@@ -12,6 +12,7 @@ import (
 	"agenthub/backend"
 	"agenthub/backend/agentpath"
 	"agenthub/backend/approval"
+	"agenthub/backend/runtime/sessions"
 	"agenthub/backend/scrub"
 )
 
@@ -394,12 +395,8 @@ func (s *session) waitCall(ctx context.Context, id string) (sdk.ToolCallStatus, 
 // call: a rejection, a policy denial, a refused path or an approval that
 // drifted. The agent is told no; the transcript's tool message says why.
 func (s *session) settle(msgs []backend.Message) {
-	told := map[string]string{}
-	for _, m := range msgs {
-		if m.Role == backend.RoleTool {
-			told[m.ToolCallID] = m.Text
-		}
-	}
+	told := sessions.Replies(msgs)
+	s.settleTerminals(told)
 	s.mu.Lock()
 	var perms []*permission
 	var writes []*writeReq

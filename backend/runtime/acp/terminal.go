@@ -172,13 +172,7 @@ func (r *termReq) cancel() {
 // without executing the call (a rejection, a policy denial): the command
 // never ran, and the agent gets the reason the transcript's tool message
 // gives.
-func (s *session) settleTerminals(msgs []backend.Message) {
-	told := map[string]string{}
-	for _, m := range msgs {
-		if m.Role == backend.RoleTool {
-			told[m.ToolCallID] = m.Text
-		}
-	}
+func (s *session) settleTerminals(told map[string]string) {
 	s.mu.Lock()
 	var terms []*termReq
 	for _, r := range s.terms {

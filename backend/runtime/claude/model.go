@@ -78,12 +78,7 @@ var errGone = &backend.Error{Code: backend.FailRunInterrupted,
 // approval that drifted. The transcript's tool message for the call says
 // why, and that is what the CLI is told.
 func (s *session) settle(msgs []backend.Message) error {
-	told := map[string]string{}
-	for _, m := range msgs {
-		if m.Role == backend.RoleTool {
-			told[m.ToolCallID] = m.Text
-		}
-	}
+	told := sessions.Replies(msgs)
 	s.mu.Lock()
 	var open []*permission
 	for _, p := range s.perms {

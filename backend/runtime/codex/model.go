@@ -91,12 +91,7 @@ func (m *Model) open(ctx context.Context, task string) (backend.ModelResponse, e
 // approved. The transcript's tool messages say why, and that is what the
 // agent is told.
 func (s *session) settle(msgs []backend.Message) {
-	told := map[string]string{}
-	for _, m := range msgs {
-		if m.Role == backend.RoleTool {
-			told[m.ToolCallID] = m.Text
-		}
-	}
+	told := sessions.Replies(msgs)
 	s.mu.Lock()
 	var open []*request
 	approved := map[*request]map[int]bool{}

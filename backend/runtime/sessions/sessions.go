@@ -104,3 +104,16 @@ func Call(text, id, tool string, args any) (backend.ModelResponse, error) {
 	}
 	return backend.ModelResponse{Text: text, Calls: []backend.ToolCallRequest{{ID: id, Name: tool, Arguments: b}}}, nil
 }
+
+// Replies maps each tool call in msgs to the text of its tool message: what
+// the engine told the model about a call it decided without running (a
+// rejection, a policy denial), which the adapter passes on to its agent.
+func Replies(msgs []backend.Message) map[string]string {
+	told := map[string]string{}
+	for _, m := range msgs {
+		if m.Role == backend.RoleTool {
+			told[m.ToolCallID] = m.Text
+		}
+	}
+	return told
+}

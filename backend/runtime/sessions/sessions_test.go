@@ -72,3 +72,22 @@ func TestCall(t *testing.T) {
 		t.Fatalf("Call = %+v, %v", r, err)
 	}
 }
+
+func TestReplies(t *testing.T) {
+	msgs := []backend.Message{
+		{Role: backend.RoleUser, Text: "write it"},
+		{Role: backend.RoleAssistant, Calls: []backend.ToolCallRequest{{ID: "c1"}, {ID: "c2"}}},
+		{Role: backend.RoleTool, ToolCallID: "c1", Text: "rejected by the reviewer"},
+		{Role: backend.RoleTool, ToolCallID: "c2", Text: "denied by policy rule 3"},
+	}
+	got := Replies(msgs)
+	want := map[string]string{"c1": "rejected by the reviewer", "c2": "denied by policy rule 3"}
+	if len(got) != len(want) {
+		t.Fatalf("Replies = %v, want %v", got, want)
+	}
+	for id, text := range want {
+		if got[id] != text {
+			t.Errorf("Replies[%s] = %q, want %q", id, got[id], text)
+		}
+	}
+}
