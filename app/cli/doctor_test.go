@@ -12,6 +12,8 @@ import (
 	"testing/fstest"
 
 	"agenthub/app/api"
+	"agenthub/backend/llm/local"
+	"agenthub/backend/llm/local/localtest"
 )
 
 // TestDoctorFindsCLIsAndModelServers puts fake agent CLIs on the PATH and a
@@ -27,21 +29,9 @@ func TestDoctorFindsCLIsAndModelServers(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(bin, "codex"), []byte("#!/bin/sh\nexit 3\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	ollama := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/api/tags" {
-			http.NotFound(w, r)
-			return
-		}
-		_, _ = w.Write([]byte(`{"models":[{"name":"qwen3:0.6b"}]}`))
-	}))
+	ollama := localtest.Server(local.Ollama, "qwen3:0.6b")
 	defer ollama.Close()
-	vllm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/v1/models" {
-			http.NotFound(w, r)
-			return
-		}
-		_, _ = w.Write([]byte(`{"object":"list","data":[{"id":"Qwen/Qwen3-0.6B","object":"model"}]}`))
-	}))
+	vllm := localtest.Server(local.VLLM, "Qwen/Qwen3-0.6B")
 	defer vllm.Close()
 	closed := httptest.NewServer(http.NotFoundHandler())
 	closedURL := closed.URL

@@ -12,6 +12,7 @@ import (
 	"agenthub/app/api"
 	"agenthub/backend"
 	"agenthub/backend/llm/local"
+	"agenthub/backend/llm/local/localtest"
 )
 
 // TestLocalModels: GET /api/local-models needs the token and lists the
@@ -19,13 +20,7 @@ import (
 // and a closed port), the same list the window's SystemAPI.LocalModels
 // returns.
 func TestLocalModels(t *testing.T) {
-	ollama := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/api/tags" {
-			http.NotFound(w, r)
-			return
-		}
-		_, _ = w.Write([]byte(`{"models":[{"name":"qwen3:0.6b"}]}`))
-	}))
+	ollama := localtest.Server(local.Ollama, "qwen3:0.6b")
 	defer ollama.Close()
 	closed := httptest.NewServer(http.NotFoundHandler())
 	closed.Close()
