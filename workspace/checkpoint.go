@@ -114,7 +114,7 @@ func (s *CheckpointStore) putBlob(sum string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return err
 	}
-	return writeFileAtomic(p, data)
+	return WriteFileAtomic(p, data)
 }
 
 // Blob returns a stored pre-image, verifying its hash.
@@ -137,7 +137,7 @@ func (s *CheckpointStore) save(ck *Checkpoint) error {
 	if err != nil {
 		return fmt.Errorf("checkpoint %s: %w", ck.ID, err)
 	}
-	if err := writeFileAtomic(filepath.Join(s.dir, "checkpoints", ck.ID+".json"), data); err != nil {
+	if err := WriteFileAtomic(filepath.Join(s.dir, "checkpoints", ck.ID+".json"), data); err != nil {
 		return fmt.Errorf("checkpoint %s: %w", ck.ID, err)
 	}
 	return nil
@@ -187,9 +187,9 @@ func (s *CheckpointStore) list() ([]Checkpoint, error) {
 	return out, nil
 }
 
-// writeFileAtomic writes a file of the store: temp + fsync + rename + fsync of
-// the directory.
-func writeFileAtomic(path string, data []byte) error {
+// WriteFileAtomic writes a file whole or not at all, mode 0600: temp +
+// fsync + rename + fsync of the directory.
+func WriteFileAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, ".tmp-*")
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -315,4 +316,54 @@ func clipForLog(s string) string {
 		return s[:600] + "…"
 	}
 	return s
+}
+
+// TestGeminiNeverReadsSecretFiles: Gemini CLI reads the workspace itself,
+// so AgentHub hands it an ignore file of secret patterns (its read_file
+// refuses them) and denies grep_search, which would search them. The mock
+// model asks for a private key, a .env file and an ordinary file, and tries
+// to grep: the ordinary file's text reaches the model (the check can see a
+// read), the secrets' never do, in any request.
+func TestGeminiNeverReadsSecretFiles(t *testing.T) {
+	t.Parallel()
+	const plain, key, dotenv = "plain-text-0000", "PRIVATE-KEY-4343", "API_TOKEN=token-4242"
+	_, srv, evs := geminiRun(t, "approve", func(dir string) []acptest.Turn {
+		for name, text := range map[string]string{"notes.txt": plain, "keys/id_rsa": key, ".env": dotenv,
+			"config/credentials.json": dotenv, "certs/server.pem": key} {
+			p := filepath.Join(dir, filepath.FromSlash(name))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(text+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		read := func(p string) acptest.Turn {
+			return acptest.Turn{Calls: []acptest.Call{{Name: "read_file", Args: map[string]any{"file_path": p}}}}
+		}
+		return []acptest.Turn{read(dir + "/keys/id_rsa"), read("config/credentials.json"), read("certs/server.pem"),
+			read(".env"), read("notes.txt"),
+			{Calls: []acptest.Call{{Name: "grep_search", Args: map[string]any{"pattern": "4242|4343", "no_ignore": true}}}},
+			{Text: []string{"Read what I could."}}}
+	})
+	if !hasType(evs, backend.EvRunCompleted) {
+		t.Fatalf("the run did not complete: %v", evs[len(evs)-1])
+	}
+	reqs := srv.Requests()
+	var sawPlain bool
+	for _, r := range reqs {
+		body := string(r.Raw)
+		sawPlain = sawPlain || strings.Contains(body, plain)
+		for _, secret := range []string{key, "token-4242"} {
+			if strings.Contains(body, secret) {
+				t.Fatalf("a secret file's content reached the model: %s", body[:min(len(body), 2000)])
+			}
+		}
+	}
+	if !sawPlain {
+		t.Fatal("the ordinary file's text never reached the model: the test cannot see a read")
+	}
+	if slices.Contains(declaredFunctions(reqs[0]), "grep_search") {
+		t.Fatal("grep_search, which searches secret files, is offered to the model")
+	}
 }

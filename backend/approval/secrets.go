@@ -2,6 +2,7 @@ package approval
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -12,7 +13,7 @@ var (
 	secretBaseExact = map[string]bool{
 		".git-credentials": true, ".netrc": true, "_netrc": true, ".npmrc": true, ".pypirc": true,
 		".pgpass": true, ".htpasswd": true, ".vault-token": true, ".dockercfg": true,
-		"credentials.db": true, "access_tokens.db": true, "keychain-db": true,
+		"credentials.db": true, "access_tokens.db": true, "keychain-db": true, "credentials.json": true,
 	}
 	secretBasePrefix = []string{".env", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"}
 	secretExt        = []string{
@@ -68,6 +69,32 @@ func SecretPath(p string) (bool, string) {
 		}
 	}
 	return false, ""
+}
+
+// SecretIgnorePatterns are the secret paths of [SecretPath] as .gitignore
+// patterns, for an agent CLI whose own file tools (read, grep, glob) take an
+// ignore file: a name without a slash matches at any depth, a directory
+// pattern everything under it. Matching case-insensitively is the ignore
+// file's reader's job (Gemini CLI's is).
+func SecretIgnorePatterns() []string {
+	var pats []string
+	for base := range secretBaseExact {
+		pats = append(pats, base)
+	}
+	for _, pre := range secretBasePrefix {
+		pats = append(pats, pre+"*")
+	}
+	for _, ext := range secretExt {
+		pats = append(pats, "*"+ext)
+	}
+	for _, dir := range secretDirs {
+		pats = append(pats, dir+"/")
+	}
+	for _, suf := range secretSuffix {
+		pats = append(pats, "**/"+suf)
+	}
+	slices.Sort(pats)
+	return pats
 }
 
 // credentialCommand reports whether argv reads a credential store: git's

@@ -3,10 +3,13 @@ package acp
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"agenthub/workspace"
 )
 
 // Gemini CLI facts (agent-clis.md §3): the release this adapter was tested
@@ -191,11 +194,18 @@ func (c Config) prepareHome() error {
 	if !c.Gemini {
 		return nil
 	}
-	b, err := json.MarshalIndent(geminiSettings, "", "  ")
+	ignore, err := writeGeminiIgnore(dir) // geminiignore.go: secret files are refused
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "settings.json"), b, 0o600); err != nil {
+	settings := maps.Clone(geminiSettings)
+	settings["context"] = map[string]any{"fileFiltering": map[string]any{
+		"respectGitIgnore": true, "respectGeminiIgnore": true, "customIgnoreFilePaths": []string{ignore}}}
+	b, err := json.MarshalIndent(settings, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := workspace.WriteFileAtomic(filepath.Join(dir, "settings.json"), b); err != nil {
 		return fmt.Errorf("write Gemini CLI's settings: %w", err)
 	}
 	return writeGeminiPolicy(dir) // geminipolicy.go: every command and fetch asks

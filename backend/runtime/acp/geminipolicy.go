@@ -20,8 +20,9 @@ import (
 // and shell gating is enforced. The second keeps every fetch asking. The
 // third denies google_web_search, which Gemini's defaults allow without
 // asking and whose request AgentHub cannot see; with it, network gating
-// is enforced too. Priorities are tier 4 + n/1000, above every default
-// rule (tier 1).
+// is enforced too. The fourth denies grep_search, which searches secret
+// files (geminiignore.go). Priorities are tier 4 + n/1000, above every
+// default rule (tier 1).
 const geminiPolicy = `# Written by AgentHub for this isolated HOME; rewritten before every session.
 [[rule]]
 toolName = "run_shell_command"
@@ -39,6 +40,12 @@ toolName = "google_web_search"
 decision = "deny"
 priority = 900
 denyMessage = "AgentHub cannot gate web searches; fetch a URL with web_fetch instead, which asks."
+
+[[rule]]
+toolName = "grep_search"
+decision = "deny"
+priority = 900
+denyMessage = "AgentHub cannot keep this search out of secret files; use glob and read_file, or run grep with run_shell_command, which asks."
 `
 
 // writeGeminiPolicy writes [geminiPolicy] into the Gemini directory of the
