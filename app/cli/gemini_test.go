@@ -322,8 +322,9 @@ func clipForLog(s string) string {
 // so AgentHub hands it an ignore file of secret patterns (its read_file
 // refuses them) and denies grep_search, which would search them. The mock
 // model asks for a private key, a .env file and an ordinary file, and tries
-// to grep: the ordinary file's text reaches the model (the check can see a
-// read), the secrets' never do, in any request.
+// to grep, itself and through a sub-agent: the ordinary file's text
+// reaches the model (the check can see a read), the secrets' never do, in
+// any request.
 func TestGeminiNeverReadsSecretFiles(t *testing.T) {
 	t.Parallel()
 	const plain, key, dotenv = "plain-text-0000", "PRIVATE-KEY-4343", "API_TOKEN=token-4242"
@@ -341,9 +342,14 @@ func TestGeminiNeverReadsSecretFiles(t *testing.T) {
 		read := func(p string) acptest.Turn {
 			return acptest.Turn{Calls: []acptest.Call{{Name: "read_file", Args: map[string]any{"file_path": p}}}}
 		}
+		grep := acptest.Turn{Calls: []acptest.Call{{Name: "grep_search",
+			Args: map[string]any{"pattern": "4242|4343", "no_ignore": true}}}}
 		return []acptest.Turn{read(dir + "/keys/id_rsa"), read("config/credentials.json"), read("certs/server.pem"),
-			read(".env"), read("notes.txt"),
-			{Calls: []acptest.Call{{Name: "grep_search", Args: map[string]any{"pattern": "4242|4343", "no_ignore": true}}}},
+			read(".env"), read("notes.txt"), grep,
+			// A sub-agent has its own tools: the same rules hold there.
+			{Calls: []acptest.Call{{Name: "invoke_agent", Args: map[string]any{"agent_name": "codebase_investigator",
+				"objective": "find the tokens", "prompt": "find the tokens"}}}},
+			read("keys/id_rsa"), grep,
 			{Text: []string{"Read what I could."}}}
 	})
 	if !hasType(evs, backend.EvRunCompleted) {
@@ -363,7 +369,15 @@ func TestGeminiNeverReadsSecretFiles(t *testing.T) {
 	if !sawPlain {
 		t.Fatal("the ordinary file's text never reached the model: the test cannot see a read")
 	}
-	if slices.Contains(declaredFunctions(reqs[0]), "grep_search") {
-		t.Fatal("grep_search, which searches secret files, is offered to the model")
+	var subAgent bool
+	for _, r := range reqs {
+		declared := declaredFunctions(r)
+		subAgent = subAgent || slices.Contains(declared, "complete_task")
+		if slices.Contains(declared, "grep_search") {
+			t.Fatalf("grep_search, which searches secret files, is offered to the model: %v", declared)
+		}
+	}
+	if !subAgent {
+		t.Fatal("the sub-agent never ran: the test does not cover it")
 	}
 }
