@@ -95,6 +95,15 @@ func CodeOf(err error) FailureCode {
 	return FailInternal
 }
 
+// NotFound is an ErrNotFound that names what is missing: its kind, in the
+// user's words ("run", "workspace", "approval"), and the id asked for.
+type NotFound struct{ Kind, ID string }
+
+func (e *NotFound) Error() string { return e.Kind + " " + e.ID + ": not found" }
+
+// Is makes errors.Is(err, ErrNotFound) hold.
+func (e *NotFound) Is(target error) bool { return target == ErrNotFound }
+
 // Sentinel errors for branching.
 var (
 	ErrIllegalTransition = errors.New("illegal transition")

@@ -2,6 +2,7 @@ package api
 
 import (
 	"errors"
+	"regexp"
 
 	"agenthub/backend"
 	"agenthub/workspace"
@@ -30,11 +31,14 @@ func ErrorOf(err error) ErrorBody {
 		return body
 	}
 	var be *backend.Error
+	var missing *backend.NotFound
 	switch {
 	case errors.As(err, &be):
 		body = ErrorBody{Code: be.Code, Message: be.Message, Next: be.Next}
 	case errors.Is(err, workspace.ErrOutsideRoot), errors.Is(err, backend.ErrOutsideAllowlist):
 		body = ErrorBody{Code: backend.FailOutsideAllowlist, Message: "the path is outside the workspace"}
+	case errors.As(err, &missing):
+		body = ErrorBody{Code: backend.CodeNotFound, Message: notFoundMessage(missing)}
 	case errors.Is(err, backend.ErrNotFound):
 		body = ErrorBody{Code: backend.CodeNotFound, Message: "no such item"}
 	default:
@@ -46,6 +50,17 @@ func ErrorOf(err error) ErrorBody {
 	}
 	return body
 }
+
+// notFoundMessage says what is missing, with the id only when it looks
+// like one of ours: it is the caller's input and may be anything (a path).
+func notFoundMessage(nf *backend.NotFound) string {
+	if idShape.MatchString(nf.ID) {
+		return "no " + nf.Kind + " " + nf.ID
+	}
+	return "no such " + nf.Kind
+}
+
+var idShape = regexp.MustCompile(`^[a-z]{2,4}_[0-9a-z]{8,40}$`)
 
 // HTTPStatus is the status code an error body travels with over HTTP.
 func (e ErrorBody) HTTPStatus() int {

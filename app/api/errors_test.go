@@ -34,3 +34,27 @@ func TestErrorOfNext(t *testing.T) {
 		})
 	}
 }
+
+// TestErrorOfNotFoundSaysWhat: a missing run, workspace or approval is named
+// with the id asked for; an id that is not one of ours (it could be a path)
+// is left out.
+func TestErrorOfNotFoundSaysWhat(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{&backend.NotFound{Kind: "run", ID: "run_01a20a287c6b7d31b9444f2d04a6f329"}, "no run run_01a20a287c6b7d31b9444f2d04a6f329"},
+		{fmt.Errorf("remove workspace: %w", &backend.NotFound{Kind: "workspace", ID: "ws_01a20a287c4a7ffc"}),
+			"no workspace ws_01a20a287c4a7ffc"},
+		{&backend.NotFound{Kind: "approval", ID: "/home/someone/secret"}, "no such approval"},
+		{fmt.Errorf("ticket: %w", backend.ErrNotFound), "no such item"},
+	} {
+		body := ErrorOf(c.err)
+		if body.Code != backend.CodeNotFound || body.Message != c.want {
+			t.Errorf("ErrorOf(%v) = %+v, want not_found %q", c.err, body, c.want)
+		}
+		if !errors.Is(c.err, backend.ErrNotFound) {
+			t.Errorf("errors.Is(%v, ErrNotFound) = false", c.err)
+		}
+	}
+}

@@ -281,7 +281,7 @@ func (t *Tx) meta(runID string) (runMeta, error) {
 	err := t.tx.QueryRowContext(t.ctx, `SELECT session_id, agent_id, last_seq, state FROM runs WHERE id = ?`,
 		runID).Scan(&m.session, &m.agent, &m.lastSeq, &m.state)
 	if errors.Is(err, sql.ErrNoRows) {
-		return m, fmt.Errorf("run %s: %w", runID, backend.ErrNotFound)
+		return m, &backend.NotFound{Kind: "run", ID: runID}
 	}
 	if err != nil {
 		return m, fmt.Errorf("read run %s: %w", runID, err)

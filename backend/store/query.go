@@ -30,7 +30,7 @@ func scanRun(row scanner) (RunRecord, error) {
 func (s *Store) Run(ctx context.Context, id string) (RunRecord, error) {
 	r, err := scanRun(s.r.QueryRowContext(ctx, runSelect+` WHERE r.id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return r, fmt.Errorf("run %s: %w", id, backend.ErrNotFound)
+		return r, &backend.NotFound{Kind: "run", ID: id}
 	}
 	if err != nil {
 		return r, fmt.Errorf("read run %s: %w", id, err)
@@ -123,7 +123,11 @@ func (s *Store) Tickets(ctx context.Context, runID string, pendingOnly bool) ([]
 
 // Ticket reads one ticket.
 func (s *Store) Ticket(ctx context.Context, id string) (Ticket, error) {
-	return scanTicket(s.r.QueryRowContext(ctx, ticketSelect+` WHERE id = ?`, id))
+	tk, err := scanTicket(s.r.QueryRowContext(ctx, ticketSelect+` WHERE id = ?`, id))
+	if errors.Is(err, backend.ErrNotFound) {
+		return tk, &backend.NotFound{Kind: "approval", ID: id}
+	}
+	return tk, err
 }
 
 // Calls returns the calls of a run in step and call order.

@@ -39,7 +39,7 @@ func (s *Store) Workspace(ctx context.Context, id string) (backend.Workspace, er
 	err := s.r.QueryRowContext(ctx, `SELECT id, name, path, display_path, added_at FROM workspaces
 		WHERE id = ? AND removed_at IS NULL`, id).Scan(&w.ID, &w.Name, &w.Path, &w.DisplayPath, &w.AddedAt)
 	if errors.Is(err, sql.ErrNoRows) {
-		return w, fmt.Errorf("workspace %s: %w", id, backend.ErrNotFound)
+		return w, &backend.NotFound{Kind: "workspace", ID: id}
 	}
 	if err != nil {
 		return w, fmt.Errorf("read workspace %s: %w", id, err)
@@ -81,7 +81,7 @@ func (s *Store) RemoveWorkspace(ctx context.Context, id string, by By) error {
 			return fmt.Errorf("remove workspace %s: %w", id, err)
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			return fmt.Errorf("remove workspace %s: %w", id, backend.ErrNotFound)
+			return fmt.Errorf("remove workspace: %w", &backend.NotFound{Kind: "workspace", ID: id})
 		}
 		_, err = appendAudit(ctx, tx, backend.AuditEntry{Actor: by.Actor, Surface: by.Surface,
 			Kind: "workspace.removed", Data: map[string]any{"workspaceId": id}})
