@@ -177,10 +177,11 @@ func TestRunErrors(t *testing.T) {
 		{"no task", []string{"run", "--workspace", dir}, ExitUsage, "needs a task"},
 		{"bad mode", []string{"run", "--workspace", dir, "--on-approval", "yes", "t"}, ExitUsage, "--on-approval"},
 		{"outside allowlist", []string{"run", "--workspace", t.TempDir(), "t"}, ExitFailed, "workspace_outside_allowlist"},
-		{"unknown profile", []string{"run", "--workspace", dir, "--profile", "nope", "t"}, ExitFailed, "unknown profile"},
+		{"unknown profile", []string{"run", "--workspace", dir, "--profile", "nope", "t"}, ExitFailed,
+			"next: Choose one of the profiles: demo"},
 		{"playbook expectation", []string{"run", "--workspace", dir, "--playbook", bad, "t"}, ExitFailed, "playbook step 2"},
 		{"missing playbook", []string{"run", "--workspace", dir, "--playbook", bad + ".x", "t"}, ExitFailed, "invalid_input"},
-		{"unknown run", []string{"runs", "show", "run_nope"}, ExitFailed, "not_found"},
+		{"unknown run", []string{"runs", "show", "run_nope"}, ExitFailed, "no such run (not_found)"},
 		{"unknown approval", []string{"approve", "apr_nope"}, ExitFailed, "approvals list"},
 	}
 	for _, tc := range tests {

@@ -15,7 +15,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"regexp"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -194,7 +197,8 @@ func (e *Engine) plan(ctx context.Context, req StartRequest) (Profile, error) {
 	}
 	p, ok := e.profile(name)
 	if !ok {
-		return p, backend.Errorf(backend.CodeInvalidInput, "unknown profile %q", name)
+		return p, &backend.Error{Code: backend.CodeInvalidInput, Message: fmt.Sprintf("unknown profile %q", name),
+			Next: "Choose one of the profiles: " + strings.Join(e.profileNames(), ", ") + "."}
 	}
 	p.Name = name
 	if err := p.Stop.Validate(); err != nil {
@@ -229,6 +233,13 @@ func (e *Engine) profile(name string) (Profile, bool) {
 	defer e.profMu.RUnlock()
 	p, ok := e.cfg.Profiles[name]
 	return p, ok
+}
+
+// profileNames lists the profiles by name, sorted.
+func (e *Engine) profileNames() []string {
+	e.profMu.RLock()
+	defer e.profMu.RUnlock()
+	return slices.Sorted(maps.Keys(e.cfg.Profiles))
 }
 
 func (e *Engine) spawn(rc *runCtl, fn func()) {
