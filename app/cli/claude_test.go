@@ -326,3 +326,34 @@ func TestClaudeHangIsRunTimeout(t *testing.T) {
 	setRunTimeout(t, env, "cc", "6s")
 	timesOut(t, env, dir, "cc")
 }
+
+// TestClaudeSubAgentIsGated: a command of a sub-agent (the Task tool) comes
+// to AgentHub's gate like the main agent's: asked as a shell approval, run
+// only when approved.
+func TestClaudeSubAgentIsGated(t *testing.T) {
+	t.Parallel()
+	turns := func(string) []llmtest.Turn {
+		return []llmtest.Turn{
+			{Calls: []llmtest.Call{ccCall("toolu_1", "Task", map[string]any{"description": "write a file",
+				"prompt": "write sub.txt", "subagent_type": "general-purpose"})}},
+			{Calls: []llmtest.Call{ccCall("toolu_2", "Bash", map[string]any{"command": "echo sub > sub.txt",
+				"description": "write sub.txt"})}},
+			{Text: []string{"Wrote it."}},
+			{Text: []string{"Done."}},
+		}
+	}
+	for _, decision := range []string{"approve", "reject"} {
+		t.Run(decision, func(t *testing.T) {
+			t.Parallel()
+			dir, _, evs := claudeRun(t, decision, turns)
+			asked := eventsOf(evs, backend.EvApprovalRequested)
+			if len(asked) != 1 || asked[0]["kind"] != "shell" || asked[0]["title"] != "Run: echo sub > sub.txt" {
+				t.Fatalf("the sub-agent's command was not asked for: %v", asked)
+			}
+			_, err := os.Stat(filepath.Join(dir, "sub.txt"))
+			if ran := err == nil; ran != (decision == "approve") {
+				t.Fatalf("sub.txt exists = %v after %s", ran, decision)
+			}
+		})
+	}
+}
