@@ -50,7 +50,9 @@ func TestACPTerminalApprovedRunsAndTheAgentGetsItsOutput(t *testing.T) {
 		t.Fatalf("approvals: %v", asked)
 	}
 	for _, a := range asked {
-		if a["kind"] != "shell" || a["title"] == "" {
+		preview, _ := a["preview"].(map[string]any)
+		// An agent's terminal runs as long as a command may: it kills it when done.
+		if a["kind"] != "shell" || a["title"] == "" || preview["timeoutSeconds"] != float64(600) {
 			t.Errorf("approval: %v", a)
 		}
 	}

@@ -19,9 +19,11 @@ import (
 	"agenthub/backend/proc"
 )
 
+// MaxShellTimeout is the longest a command may run, in seconds.
+const MaxShellTimeout = 600
+
 const (
 	defaultShellTimeout = 120
-	maxShellTimeout     = 600
 	// maxShellOutput caps each of stdout and stderr.
 	maxShellOutput = 64 << 10
 	shellPath      = "/bin/sh"
@@ -39,7 +41,7 @@ type shellArgs struct {
 var shellSchema = mustSchema[shellArgs](func(s *jsonschema.Schema) {
 	prop(s, "command").MinLength = jsonschema.Ptr(1)
 	prop(s, "timeout_seconds").Minimum = jsonschema.Ptr(1.0)
-	prop(s, "timeout_seconds").Maximum = jsonschema.Ptr(float64(maxShellTimeout))
+	prop(s, "timeout_seconds").Maximum = jsonschema.Ptr(float64(MaxShellTimeout))
 })
 
 const shellDescription = `Run a shell command with /bin/sh -c in the workspace root, after the user ` +
@@ -191,7 +193,7 @@ func shellTimeout(a shellArgs) int {
 	if a.TimeoutSeconds <= 0 {
 		return defaultShellTimeout
 	}
-	return min(a.TimeoutSeconds, maxShellTimeout)
+	return min(a.TimeoutSeconds, MaxShellTimeout)
 }
 
 // firstLine is the first line of s, cut to at most n bytes at a space: a

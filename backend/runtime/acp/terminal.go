@@ -58,8 +58,11 @@ type termArgs struct {
 	Limit   int               `json:"limit,omitempty"` // outputByteLimit; 0 means defaultTermLimit
 }
 
+// shell is the command as run_shell runs one, with the longest timeout:
+// the agent watches a terminal and kills it when done (a test suite, a
+// build), where the model's own run_shell call waits for its result.
 func (a termArgs) shell() tools.Shell {
-	return tools.Shell{Command: a.Command, Dir: a.Cwd, Env: a.Env}
+	return tools.Shell{Command: a.Command, Dir: a.Cwd, Env: a.Env, TimeoutSeconds: tools.MaxShellTimeout}
 }
 
 // commandLine is the one line a terminal runs: the command as it is when
