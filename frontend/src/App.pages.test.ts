@@ -70,6 +70,10 @@ const host = (): DisplayHost & { theme: string } => {
   return h;
 };
 
+// The settings and audit pages are chunks of their own: the first import
+// compiles them in vitest, which can take seconds on a busy machine.
+const LAZY = { timeout: 10_000 };
+
 function setup(hash: string, o: MemoryApiOptions = {}) {
   history.replaceState(null, '', `/${hash}`);
   const api = createMemoryApi({ workspaces: [wsA, wsB], runs, profiles, audit, ...o });
@@ -87,7 +91,7 @@ describe('the settings page', () => {
     await fireEvent.click(screen.getByTestId('nav-settings'));
     expect(location.hash).toBe('#/settings');
     expect(screen.getByTestId('nav-settings')).toHaveAttribute('aria-current', 'page');
-    const page = await screen.findByTestId('settings');
+    const page = await screen.findByTestId('settings', {}, LAZY);
     expect(within(page).getByTestId('settings-display')).toBeInTheDocument();
     expect(await within(page).findAllByTestId('workspace-row')).toHaveLength(2);
 
@@ -125,7 +129,7 @@ describe('the settings page', () => {
         },
       },
     });
-    const viewer = await screen.findByTestId('policy-viewer');
+    const viewer = await screen.findByTestId('policy-viewer', {}, LAZY);
     await waitFor(() => expect(within(viewer).getByTestId('policy-source')).toHaveAttribute('data-source', 'default'));
     const defaults = within(viewer).getAllByTestId('policy-default');
     expect(defaults.find((r) => r.dataset.action === 'secret')).toHaveTextContent(/Secrets.*deny.*No, fixed/);
@@ -144,7 +148,7 @@ describe('the settings page', () => {
 
   it('theme and language switch at once from the settings page too', async () => {
     const { api, host: h } = setup('#/settings');
-    const page = await screen.findByTestId('settings');
+    const page = await screen.findByTestId('settings', {}, LAZY);
     const display = within(page).getByTestId('settings-display');
     await fireEvent.click(within(display).getByTestId('settings-theme-dark'));
     expect(h.theme).toBe('dark');
@@ -182,7 +186,7 @@ describe('the audit page', () => {
     const { api } = setup('#/');
     await fireEvent.click(screen.getByTestId('nav-audit'));
     expect(location.hash).toBe('#/audit');
-    const view = await screen.findByTestId('audit-view');
+    const view = await screen.findByTestId('audit-view', {}, LAZY);
     await waitFor(() => expect(within(view).getByTestId('audit-verify')).toHaveAttribute('data-state', 'ok'));
     expect(within(view).getByTestId('audit-verify')).toHaveTextContent('Chain verified: 6 entries, head h6');
     const rows = within(view).getAllByTestId('audit-entry');

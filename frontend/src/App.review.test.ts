@@ -56,7 +56,10 @@ afterEach(() => history.replaceState(null, '', '/'));
 describe('the review UI', () => {
   it('shows the run with one row per message, its status in the sidebar, and asks for the pending approval', async () => {
     const { api } = setup('#/run/run_1');
-    const dialog = await screen.findByRole('dialog');
+    // The dialog is its own chunk: wait for it, not for its loading stand-in
+    // (the first import compiles it in vitest, which can take seconds).
+    await screen.findByTestId('approval-dialog', {}, { timeout: 10_000 });
+    const dialog = screen.getByRole('dialog');
     expect(dialog).toHaveAccessibleName('Run: git status --short');
     expect(document.title).toBe('(1) AgentHub');
 
@@ -155,6 +158,7 @@ describe('the review UI', () => {
     expect(items[0]).toHaveFocus();
     await fireEvent.keyDown(items[0]!, { key: 'End' });
     await fireEvent.click(document.activeElement!);
-    expect(await screen.findByRole('dialog')).toHaveAttribute('data-kind', 'patch');
+    await screen.findByTestId('approval-dialog', {}, { timeout: 10_000 });
+    expect(screen.getByRole('dialog')).toHaveAttribute('data-kind', 'patch');
   });
 });

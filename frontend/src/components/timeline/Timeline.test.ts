@@ -69,7 +69,8 @@ describe('Timeline (virtualised)', () => {
     expect(toggle).toHaveAttribute('aria-expanded', 'false');
     await fireEvent.click(toggle);
     expect(toggle).toHaveAttribute('aria-expanded', 'true');
-    const view = within(patch).getByTestId('diff-view');
+    // The diff viewer is its own chunk, loaded (compiled, in vitest) on the first click.
+    const view = await within(patch).findByTestId('diff-view', {}, { timeout: 10_000 });
     // Only the approved second hunk: "+eleven".
     expect([...view.querySelectorAll('tr')].map((r) => r.dataset.op)).toEqual(['context', 'add', 'context']);
     expect(within(view).getAllByTestId('diff-hunk')).toHaveLength(1);
