@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 
 	"agenthub/backend"
@@ -223,7 +225,11 @@ func mustClean(p string) string {
 
 // AddRule appends an allow rule equivalent to g to a policy file's text and
 // returns the new text, for the app to show as a diff before saving. The
-// original text (comments included) is kept byte for byte.
+// original text (comments included) is kept byte for byte. The rule block is
+// produced only by the TOML encoder, under a fixed comment line that holds no
+// text of the action; the new text is parsed again and must be the old
+// policy plus exactly that rule, or nothing is written (issue 14: a newline
+// in an approved command once ended the comment and injected a rule).
 func AddRule(policyText []byte, g Grant) ([]byte, error) {
 	if err := validGrant(g); err != nil {
 		return nil, err
@@ -232,9 +238,13 @@ func AddRule(policyText []byte, g Grant) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("add rule: current policy: %w", err)
 	}
-	block, err := ruleBlock(g, p)
+	rule, err := ruleFor(g, p)
 	if err != nil {
 		return nil, err
+	}
+	block, err := toml.Marshal(rule)
+	if err != nil {
+		return nil, fmt.Errorf("add rule: encode: %w", err)
 	}
 	var buf bytes.Buffer
 	if len(bytes.TrimSpace(policyText)) == 0 {
@@ -245,12 +255,43 @@ func AddRule(policyText []byte, g Grant) ([]byte, error) {
 			buf.WriteByte('\n')
 		}
 	}
-	fmt.Fprintf(&buf, "\n# added by \"always allow in this workspace\": %s\n", g.Preview())
+	buf.WriteString("\n# added by always allow in this workspace\n")
 	buf.Write(block)
-	if _, err := ParsePolicy(buf.Bytes()); err != nil {
-		return nil, fmt.Errorf("add rule: new policy does not parse: %w", err)
+	if err := sameAsPlusRule(p, rule, buf.Bytes()); err != nil {
+		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// sameAsPlusRule parses text and checks it is exactly old with the one rule
+// of rule appended to its class, nothing more, nothing less.
+func sameAsPlusRule(old, rule *Policy, text []byte) error {
+	got, err := ParsePolicy(text)
+	if err != nil {
+		return fmt.Errorf("add rule: the new policy does not parse, nothing was written: %w", err)
+	}
+	want := Policy{Version: old.Version,
+		Write:   append(slices.Clone(old.Write), rule.Write...),
+		Shell:   append(slices.Clone(old.Shell), rule.Shell...),
+		Network: append(slices.Clone(old.Network), rule.Network...),
+		Git:     append(slices.Clone(old.Git), rule.Git...),
+		MCP:     append(slices.Clone(old.MCP), rule.MCP...),
+	}
+	if !reflect.DeepEqual(normalized(&want), normalized(got)) {
+		return errors.New("add rule: the new policy file would differ from the current policy plus the rule shown, nothing was written")
+	}
+	return nil
+}
+
+// normalized makes empty and missing lists compare equal.
+func normalized(p *Policy) Policy {
+	n := Policy{Version: p.Version}
+	n.Write = slices.Clip(append([]WriteRule{}, p.Write...))
+	n.Shell = slices.Clip(append([]ShellRule{}, p.Shell...))
+	n.Network = slices.Clip(append([]NetworkRule{}, p.Network...))
+	n.Git = slices.Clip(append([]GitRule{}, p.Git...))
+	n.MCP = slices.Clip(append([]MCPRule{}, p.MCP...))
+	return n
 }
 
 // validGrant rejects grants no rule may express (AP6).
@@ -270,38 +311,25 @@ func validGrant(g Grant) error {
 	return nil
 }
 
-func ruleBlock(g Grant, p *Policy) ([]byte, error) {
+// ruleFor is the one allow rule equivalent to g, as a policy holding only
+// it (without a version, so it encodes to the rule's table alone).
+func ruleFor(g Grant, p *Policy) (*Policy, error) {
 	id := fmt.Sprintf("always-%s-%d", g.Kind, len(p.Write)+len(p.Shell)+len(p.Network)+len(p.Git)+len(p.MCP)+1)
-	var doc any
 	switch g.Kind {
 	case backend.ActionWrite, backend.ActionPatch:
-		doc = struct {
-			Write []WriteRule `toml:"write"`
-		}{[]WriteRule{{ID: id, Glob: g.Glob, Verdict: backend.Allow}}}
+		return &Policy{Write: []WriteRule{{ID: id, Glob: g.Glob, Verdict: backend.Allow}}}, nil
 	case backend.ActionShell:
 		r := ShellRule{ID: id, Prefix: g.Prefix, Cwd: g.Cwd, Verdict: backend.Allow}
 		if g.Exact {
 			r.Prefix, r.Command = nil, strings.Join(quoteAll(g.Prefix), " ")
 		}
-		doc = struct {
-			Shell []ShellRule `toml:"shell"`
-		}{[]ShellRule{r}}
+		return &Policy{Shell: []ShellRule{r}}, nil
 	case backend.ActionNetwork:
-		doc = struct {
-			Network []NetworkRule `toml:"network"`
-		}{[]NetworkRule{{ID: id, Host: g.Host, Method: g.Method, Verdict: backend.Allow}}}
+		return &Policy{Network: []NetworkRule{{ID: id, Host: g.Host, Method: g.Method, Verdict: backend.Allow}}}, nil
 	case backend.ActionCommit:
-		doc = struct {
-			Git []GitRule `toml:"git"`
-		}{[]GitRule{{ID: id, Action: "commit", Verdict: backend.Allow}}}
+		return &Policy{Git: []GitRule{{ID: id, Action: "commit", Verdict: backend.Allow}}}, nil
 	case backend.ActionMCP:
-		doc = mcpRuleBlock(id, g)
-	default:
-		return nil, fmt.Errorf("add rule for %s: %w", g.Kind, ErrNoGrant)
+		return &Policy{MCP: []MCPRule{mcpRule(id, g)}}, nil
 	}
-	out, err := toml.Marshal(doc)
-	if err != nil {
-		return nil, fmt.Errorf("add rule: encode: %w", err)
-	}
-	return out, nil
+	return nil, fmt.Errorf("add rule for %s: %w", g.Kind, ErrNoGrant)
 }

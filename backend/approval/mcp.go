@@ -155,13 +155,11 @@ func (g Grant) coversMCP(a Action) bool {
 	return ok && g.Server != "" && g.MCPTool != "" && server == g.Server && tool == g.MCPTool
 }
 
-// mcpRuleBlock is the allow rule "always allow" appends for an MCP grant;
-// glob characters in the names are escaped so the rule matches only them.
-func mcpRuleBlock(id string, g Grant) any {
-	return struct {
-		MCP []MCPRule `toml:"mcp"`
-	}{[]MCPRule{{ID: id, Server: globEscaper.Replace(g.Server), Tool: globEscaper.Replace(g.MCPTool),
-		Verdict: backend.Allow}}}
+// mcpRule is the allow rule "always allow" appends for an MCP grant; glob
+// characters in the names are escaped so the rule matches only them.
+func mcpRule(id string, g Grant) MCPRule {
+	return MCPRule{ID: id, Server: globEscaper.Replace(g.Server), Tool: globEscaper.Replace(g.MCPTool),
+		Verdict: backend.Allow}
 }
 
 func validGlob(g string) bool { return doublestar.ValidatePattern(g) && !strings.Contains(g, "/") }

@@ -24,7 +24,7 @@ const PolicyVersion = 1
 // gate of run-model.md §9.1. A Policy is immutable after parsing and safe for
 // concurrent use.
 type Policy struct {
-	Version int           `toml:"version"`
+	Version int           `toml:"version,omitempty"`
 	Write   []WriteRule   `toml:"write,omitempty"`
 	Shell   []ShellRule   `toml:"shell,omitempty"`
 	Network []NetworkRule `toml:"network,omitempty"`
