@@ -100,6 +100,9 @@ type ToolEnv struct {
 	// Emit records an extra event of the run (e.g. run.file.read), committed
 	// before anyone sees it.
 	Emit func(typ EventType, payload any)
+	// Intents, when set, records every change to workspace files before it
+	// is made (intent before effect, backend/intent.go).
+	Intents IntentJournal
 }
 
 // Stopper is an external resource a cancel must end: Stop signals, waits at
