@@ -125,8 +125,8 @@ func (m *mutator[A]) apply(env backend.ToolEnv, w *workspace.FS, pr patch.Propos
 	if err != nil {
 		return backend.ToolResult{}, fmt.Errorf("%s: %w", name, err)
 	}
-	res, err := workspace.Apply(w, []workspace.Change{{Path: pr.Path, PreimageSHA256: pl.pre, NewContent: pr.Next,
-		Delete: pr.Delete}}, store)
+	res, err := workspace.ApplyWith(w, []workspace.Change{{Path: pr.Path, PreimageSHA256: pl.pre, NewContent: pr.Next,
+		Delete: pr.Delete}}, store, journalOf(env))
 	switch {
 	case errors.Is(err, workspace.ErrConflict):
 		return changed(env, name, pr.Path), nil
