@@ -51,7 +51,7 @@ type ApplyResult struct {
 // A failure during the renames restores every file already replaced. Applies
 // to one workspace are serialised by a per-workspace lock.
 func Apply(w *FS, changes []Change, store *CheckpointStore) (ApplyResult, error) {
-	return apply(w, changes, store, "write", ErrConflict)
+	return apply(w, changes, store, "write", ErrConflict, Options{}, "")
 }
 
 // Record checkpoints changes that someone else will write: an agent CLI
@@ -89,6 +89,11 @@ func Record(w *FS, changes []Change, store *CheckpointStore) (string, error) {
 // files, and nothing is restored. The undo is itself an apply with its own
 // checkpoint, so it can be undone in turn.
 func Undo(w *FS, store *CheckpointStore, checkpointID string) (ApplyResult, error) {
+	return UndoWith(w, store, checkpointID, Options{})
+}
+
+// UndoWith is [Undo] with options.
+func UndoWith(w *FS, store *CheckpointStore, checkpointID string, opts Options) (ApplyResult, error) {
 	ck, err := store.Load(checkpointID)
 	if err != nil {
 		return ApplyResult{}, fmt.Errorf("undo: %w", err)
@@ -109,9 +114,26 @@ func Undo(w *FS, store *CheckpointStore, checkpointID string) (ApplyResult, erro
 		}
 		inverse = append(inverse, c)
 	}
-	res, err := apply(w, inverse, store, "undo", ErrChanged)
+	res, err := apply(w, inverse, store, "undo", ErrChanged, opts, ck.ID)
 	if err != nil {
 		return res, fmt.Errorf("undo %s: %w", ck.ID, err)
+	}
+	if err := MarkUndone(store, ck.ID); err != nil {
+		return res, fmt.Errorf("undo %s: %w", ck.ID, err)
+	}
+	return res, nil
+}
+
+// MarkUndone records in a checkpoint's manifest that an undo restored it;
+// recovery calls it for an undo whose files reached the disk but whose
+// process died before this.
+func MarkUndone(store *CheckpointStore, checkpointID string) error {
+	ck, err := store.Load(checkpointID)
+	if err != nil {
+		return fmt.Errorf("mark undone: %w", err)
+	}
+	if ck.UndoneAt != nil {
+		return nil
 	}
 	now := time.Now().UTC()
 	ck.UndoneAt = &now
@@ -119,9 +141,9 @@ func Undo(w *FS, store *CheckpointStore, checkpointID string) (ApplyResult, erro
 	err = store.save(&ck)
 	store.mu.Unlock()
 	if err != nil {
-		return res, fmt.Errorf("undo %s: mark undone: %w", ck.ID, err)
+		return fmt.Errorf("mark undone: %w", err)
 	}
-	return res, nil
+	return nil
 }
 
 // locks serialises applies per workspace root within this process.
@@ -144,13 +166,19 @@ func (w *FS) key() string {
 // target is one change with the state found on disk.
 type target struct {
 	Change
-	cur     current
-	post    string // post-image hash
-	tmp     string // staged temp file, "" for deletes
-	replace bool   // the rename/remove has happened
+	cur       current
+	post      string // post-image hash
+	stageAt   string // where the new content is staged, "" for deletes (named before the intent)
+	restoreAt string // where a rollback stages the pre-image, "" for a new file
+	tmp       string // the staged temp file while it exists
+	replace   bool   // the rename/remove has happened
 }
 
-func apply(w *FS, changes []Change, store *CheckpointStore, op string, mismatch error) (ApplyResult, error) {
+// apply verifies, checkpoints, records the intent (when opts has a journal),
+// then stages and renames. Once the intent is recorded, a failure is
+// reported to the journal with what the disk holds.
+func apply(w *FS, changes []Change, store *CheckpointStore, op string, mismatch error, opts Options,
+	undoes string) (ApplyResult, error) {
 	if store == nil {
 		return ApplyResult{}, fmt.Errorf("%s: no checkpoint store", op)
 	}
@@ -171,7 +199,17 @@ func apply(w *FS, changes []Change, store *CheckpointStore, op string, mismatch 
 	if err := store.record(ck, pre); err != nil {
 		return ApplyResult{}, fmt.Errorf("%s: %w", op, err)
 	}
+	w.nameStaging(ts)
+	in := intentOf(op, undoes, ck, ts)
+	if opts.Journal != nil {
+		if err := opts.Journal.Intend(in); err != nil {
+			return ApplyResult{}, fmt.Errorf("%s: nothing was written: record the intent: %w", op, err)
+		}
+	}
 	if err := w.commit(op, ts, mismatch); err != nil {
+		if opts.Journal != nil {
+			opts.Journal.Abandon(ck.ID, w.verdict(in), err)
+		}
 		return ApplyResult{}, err
 	}
 	if res, err := store.GC(ck.ID); err != nil {

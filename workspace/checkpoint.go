@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"agenthub/crashpoint"
 )
 
 // Absent is the pre- or post-image hash of a file that does not exist.
@@ -191,11 +193,19 @@ func (s *CheckpointStore) list() ([]Checkpoint, error) {
 // fsync + rename + fsync of the directory.
 func WriteFileAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
+	if err := crashpoint.Hit("atomic.create"); err != nil {
+		return err
+	}
 	f, err := os.CreateTemp(dir, ".tmp-*")
 	if err != nil {
 		return err
 	}
 	tmp := f.Name()
+	if err := crashpoint.Hit("atomic.write"); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
 	if _, err := f.Write(data); err != nil {
 		f.Close()
 		os.Remove(tmp)
@@ -207,6 +217,10 @@ func WriteFileAtomic(path string, data []byte) error {
 		return err
 	}
 	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := crashpoint.Hit("atomic.rename"); err != nil {
 		os.Remove(tmp)
 		return err
 	}

@@ -1,8 +1,6 @@
 package workspace
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +9,8 @@ import (
 	"os"
 	"runtime"
 	"strings"
+
+	"agenthub/crashpoint"
 )
 
 // current is what a target path holds right now.
@@ -57,11 +57,16 @@ func (w *FS) readCurrent(op, p string) (current, error) {
 	if fi.Mode()&fs.ModeSymlink != 0 {
 		return current{}, outside(op, p, "the file is a symlink; writes never follow symlinks")
 	}
+	lfi := fi
 	f, fi, err := w.openRegular(op, p)
 	if err != nil {
 		return current{}, err
 	}
 	defer f.Close()
+	if !os.SameFile(lfi, fi) {
+		// Swapped for a symlink (or another file) between the two looks.
+		return current{}, outside(op, p, "the file changed into a link while it was read; writes never follow symlinks")
+	}
 	if fi.Size() > w.MaxRead {
 		return current{}, &PathError{Op: op, Path: p, Reason: "pre-image exceeds the read limit", Err: ErrTooLarge}
 	}
@@ -90,7 +95,7 @@ func (w *FS) commit(op string, ts []*target, mismatch error) (err error) {
 		if err != nil {
 			return fmt.Errorf("%s %s: create directory: %w", op, t.Path, err)
 		}
-		if t.tmp, err = w.stage(dirOf(t.Path), t.NewContent, w.modeFor(t)); err != nil {
+		if t.tmp, err = w.stage(t.stageAt, t.NewContent, w.modeFor(t)); err != nil {
 			return fmt.Errorf("%s %s: stage: %w", op, t.Path, err)
 		}
 	}
@@ -146,10 +151,15 @@ func (w *FS) replace(i int, t *target) error {
 		}
 	}
 	var err error
-	if t.Delete {
-		err = w.root.Remove(t.Path)
-	} else {
-		err = w.root.Rename(t.tmp, t.Path)
+	switch {
+	case t.Delete:
+		if err = crashpoint.Hit("workspace.remove"); err == nil {
+			err = w.root.Remove(t.Path)
+		}
+	default:
+		if err = crashpoint.Hit("workspace.rename"); err == nil {
+			err = w.root.Rename(t.tmp, t.Path)
+		}
 	}
 	if err != nil {
 		return w.mapErr("write", t.Path, err)
@@ -172,9 +182,11 @@ func (w *FS) rollback(ts []*target) error {
 			}
 			continue
 		}
-		tmp, err := w.stage(dirOf(t.Path), t.cur.data, t.cur.mode)
+		tmp, err := w.stage(t.restoreAt, t.cur.data, t.cur.mode)
 		if err == nil {
-			err = w.root.Rename(tmp, t.Path)
+			if err = w.root.Rename(tmp, t.Path); err != nil {
+				_ = w.root.Remove(tmp)
+			}
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("restore %s: %w", t.Path, err))
@@ -227,22 +239,30 @@ func (w *FS) mkdirs(dir string) ([]string, error) {
 	return made, nil
 }
 
-// stage writes data to a new temp file in dir and syncs it. The mode is set
-// on the open handle, so no umask or symlink race applies.
-func (w *FS) stage(dir string, data []byte, mode fs.FileMode) (string, error) {
-	var r [8]byte
-	_, _ = rand.Read(r[:])
-	tmp := join(dir, ".agenthub-"+hex.EncodeToString(r[:])+".tmp")
+// stage writes data to the new temp file tmp (named by nameStaging, so the
+// intent knows it) and syncs it. The mode is set on the open handle, so no
+// umask or symlink race applies.
+func (w *FS) stage(tmp string, data []byte, mode fs.FileMode) (string, error) {
+	if tmp == "" {
+		return "", errors.New("stage: no staging name")
+	}
+	if err := crashpoint.Hit("workspace.stage.create"); err != nil {
+		return "", fmt.Errorf("stage %s: %w", tmp, err)
+	}
 	f, err := w.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return "", w.mapErr("stage", tmp, err)
 	}
-	_, err = f.Write(data)
+	if err = crashpoint.Hit("workspace.stage.write"); err == nil {
+		_, err = f.Write(data)
+	}
 	if err == nil && runtime.GOOS != "windows" {
 		err = f.Chmod(mode)
 	}
 	if err == nil {
-		err = f.Sync()
+		if err = crashpoint.Hit("workspace.stage.fsync"); err == nil {
+			err = f.Sync()
+		}
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -266,7 +286,7 @@ func (w *FS) syncDirs(ts []*target) error {
 			continue
 		}
 		done[d] = true
-		f, err := w.root.Open(d)
+		f, err := w.open(d)
 		if err != nil {
 			return w.mapErr("sync", d, err)
 		}
