@@ -33,6 +33,16 @@ const (
 	CodeNotReady                FailureCode = "not_ready"
 )
 
+// Storage error codes: the database or its directory cannot do what was asked.
+const (
+	CodeStorageFull         FailureCode = "storage_full"           // the disk (or a quota) is full
+	CodeStorageReadOnly     FailureCode = "storage_read_only"      // the file, directory or filesystem is read-only
+	CodeStoreCorrupt        FailureCode = "store_corrupt"          // the database or one of its rows is damaged
+	CodeStoreTooNew         FailureCode = "store_too_new"          // written by a newer AgentHub
+	CodeStoreMigration      FailureCode = "store_migration_failed" // a schema migration failed and was undone
+	CodeAuditKeyUnavailable FailureCode = "audit_key_unavailable"  // the audit chain's key cannot be read
+)
+
 // Recovery is the first recovery action for each code (FC1), in English; the
 // UI localises by code.
 var Recovery = map[FailureCode]string{
@@ -54,6 +64,12 @@ var Recovery = map[FailureCode]string{
 	CodeUnauthorized:            "Open the URL printed by `agenthub serve`, which carries the token.",
 	CodeConflict:                "Reload and try again.",
 	CodeNotReady:                "Wait a moment for AgentHub to finish starting; if it persists, restart it.",
+	CodeStorageFull:             "Free disk space where the data directory is, then try again.",
+	CodeStorageReadOnly:         "Make the data directory and its files writable, or pass --home DIR.",
+	CodeStoreCorrupt:            "Run `agenthub doctor`; restore the database from its newest backup in the data directory.",
+	CodeStoreTooNew:             "Install the newer AgentHub that wrote this data directory, or pass --home DIR.",
+	CodeStoreMigration:          "The database was restored from its backup; report the error, then install a fixed version.",
+	CodeAuditKeyUnavailable:     "Restore the audit key (or unlock the OS keychain) and start AgentHub again.",
 }
 
 // Error carries a stable code and a message safe to show (no secrets, no

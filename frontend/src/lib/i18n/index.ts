@@ -29,6 +29,12 @@ const NEXT: Record<string, Msg> = {
   approval_stale: m.next_approval_stale,
   unauthorized: m.next_unauthorized,
   conflict: m.next_conflict,
+  storage_full: m.next_storage_full,
+  storage_read_only: m.next_storage_read_only,
+  store_corrupt: m.next_store_corrupt,
+  store_too_new: m.next_store_too_new,
+  store_migration_failed: m.next_store_migration_failed,
+  audit_key_unavailable: m.next_audit_key_unavailable,
   unreachable: m.next_unreachable,
   bad_response: m.next_bad_response,
 };
