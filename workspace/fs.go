@@ -104,8 +104,14 @@ func (w *FS) ReadFile(rel string) ([]byte, error) {
 
 // openRegular opens p for reading and checks, on the open handle (so there is
 // no window between check and use), that it is a regular file with one link.
+// A FIFO, socket or device is refused before it is opened when the stat
+// sees it, and never blocks the open when it was swapped in after the stat:
+// the open is non-blocking (see nonBlocking).
 func (w *FS) openRegular(op, p string) (*os.File, fs.FileInfo, error) {
-	f, err := w.root.Open(p)
+	if fi, err := w.root.Stat(p); err == nil && !fi.Mode().IsRegular() {
+		return nil, nil, notRegular(op, p, fi.Mode())
+	}
+	f, err := w.open(p)
 	if err != nil {
 		return nil, nil, w.mapErr(op, p, err)
 	}
@@ -116,13 +122,45 @@ func (w *FS) openRegular(op, p string) (*os.File, fs.FileInfo, error) {
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, nil, &PathError{Op: op, Path: p, Reason: "not a regular file", Err: fs.ErrInvalid}
+		return nil, nil, notRegular(op, p, fi.Mode())
 	}
 	if n := linkCount(f, fi); n > 1 {
 		f.Close()
 		return nil, nil, outside(op, p, fmt.Sprintf("file has %d hard links and may alias a file outside the workspace", n))
 	}
 	return f, fi, nil
+}
+
+// open opens p read-only and non-blocking through the root.
+func (w *FS) open(p string) (*os.File, error) {
+	return w.root.OpenFile(p, os.O_RDONLY|nonBlocking, 0)
+}
+
+// notRegular is the error for a FIFO, socket, device or directory where a
+// file was expected.
+func notRegular(op, p string, m fs.FileMode) error {
+	return &PathError{Op: op, Path: p, Reason: "not a regular file (" + kindOf(m) + "); only regular files are read or written", Err: fs.ErrInvalid}
+}
+
+// kindOf names a file type for an error message.
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m.IsRegular():
+		return "a regular file"
+	}
+	return "an irregular file"
 }
 
 // Entry is one directory entry, named relative to the workspace.
@@ -142,11 +180,16 @@ func (w *FS) ReadDir(rel string) ([]Entry, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	d, err := w.root.Open(p)
+	d, err := w.open(p)
 	if err != nil {
 		return nil, false, w.mapErr("list", p, err)
 	}
 	defer d.Close()
+	if fi, err := d.Stat(); err != nil {
+		return nil, false, fmt.Errorf("list %s: %w", p, err)
+	} else if !fi.IsDir() {
+		return nil, false, &PathError{Op: "list", Path: p, Reason: "not a directory (" + kindOf(fi.Mode()) + ")", Err: fs.ErrInvalid}
+	}
 	des, err := d.ReadDir(w.MaxEntries + 1)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, false, fmt.Errorf("list %s: %w", p, err)
