@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"agenthub/backend"
+	"agenthub/crashpoint"
 )
 
 // Job is one unit of work committed by the group committer. If it fails (an
@@ -161,9 +162,15 @@ func (s *Store) commitGroup(group []jobReq, evs [][]backend.Event, errs []error)
 	if err := t.flushSeqs(); err != nil {
 		return errors.Join(err, rollback(tx))
 	}
+	if err := crashpoint.Hit("store.commit"); err != nil { // the crash suite's failed commit
+		return errors.Join(fmt.Errorf("commit group: %w", err), rollback(tx))
+	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit group: %w", err)
 	}
+	// A crash right after the commit; an injected fault here has nothing to
+	// fail, the group is committed.
+	_ = crashpoint.Hit("store.committed")
 	return nil
 }
 
