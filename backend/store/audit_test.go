@@ -1,6 +1,7 @@
 package store
 
 import (
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"testing"
@@ -10,7 +11,7 @@ import (
 )
 
 func TestAuditChain(t *testing.T) {
-	s, _ := openTest(t)
+	s, path := openTest(t)
 	ctx := t.Context()
 	var entries []backend.AuditEntry
 	for i, kind := range []string{"run.created", "approval.requested", "approval.resolved"} {
@@ -32,7 +33,9 @@ func TestAuditChain(t *testing.T) {
 			t.Errorf("entry %d not linked to %d", i+1, i)
 		}
 	}
-	// The hash is defined independently of AuditHash: prev hex text || JCS(entry without hash).
+	// The hash is defined independently of the store's code: HMAC-SHA256
+	// with the key in the file beside the database, over prev hex text ||
+	// JCS(entry without hash).
 	e := entries[1]
 	body := e
 	body.Hash = ""
@@ -40,9 +43,10 @@ func TestAuditChain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum := sha256.Sum256(append([]byte(e.PrevHash), cj...))
-	if hex.EncodeToString(sum[:]) != e.Hash {
-		t.Errorf("hash mismatch with the AU2 definition")
+	mac := hmac.New(sha256.New, readKey(t, path))
+	mac.Write(append([]byte(e.PrevHash), cj...))
+	if hex.EncodeToString(mac.Sum(nil)) != e.Hash {
+		t.Errorf("hash mismatch with the keyed AU2 definition")
 	}
 	got, err := s.AuditEntries(ctx, 1, 1)
 	if err != nil || len(got) != 1 || got[0].Seq != 2 || got[0].Hash != e.Hash {

@@ -194,6 +194,7 @@ type Tx struct {
 	events  []backend.Event
 	early   []int64 // rowids of events the job appended before its savepoint
 	broken  error   // a failed job whose writes could not be undone
+	audited bool    // an audit entry was appended: move the anchor after the commit
 }
 
 // jobTx is the group's transaction as a job sees it. The job's savepoint is
@@ -381,7 +382,8 @@ func (t *Tx) Audit(e backend.AuditEntry) (backend.AuditEntry, error) {
 	if err := t.tx.savepoint(); err != nil {
 		return e, err
 	}
-	return appendAudit(t.ctx, t.tx.Tx, t.s.red.audit(e))
+	t.audited = true
+	return t.s.appendAudit(t.ctx, t.tx.Tx, t.s.red.audit(e))
 }
 
 func rawJSON(v any) (json.RawMessage, error) {

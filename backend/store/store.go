@@ -71,6 +71,8 @@ type Store struct {
 	pub   backend.Sink
 
 	red redactorSlot // see [Store.SetRedactor]
+
+	audit auditState // the chain's key and anchor (audit.go); set by Open
 }
 
 // By says who made a change, for its audit entry.
@@ -122,6 +124,9 @@ func open(ctx context.Context, path string, migrations fs.FS) (*Store, error) {
 	s := &Store{path: path, w: w, r: r, ckpt: ckpt, jobs: make(chan jobReq, 4096),
 		committerDone: make(chan struct{}), meta: map[string]runMeta{}}
 	if err := s.prepare(ctx); err != nil {
+		return nil, errors.Join(err, s.closeStmts(), ckpt.close(), r.Close(), w.Close())
+	}
+	if err := s.openAudit(ctx); err != nil {
 		return nil, errors.Join(err, s.closeStmts(), ckpt.close(), r.Close(), w.Close())
 	}
 	go s.committer()

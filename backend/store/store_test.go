@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"flag"
 	"io/fs"
@@ -196,14 +197,16 @@ func TestMigrateOldDatabaseKeepsHistory(t *testing.T) {
 	if broken, _, err := s2.VerifyAudit(ctx); err != nil || broken != 0 {
 		t.Errorf("audit after migration: broken=%d err=%v", broken, err)
 	}
-	// The backup is a complete database at the old version.
-	b, err := open(ctx, baks[0], Migrations())
+	// The backup is a complete database at the old version (read with raw
+	// SQL: as a store of its own it would have no audit key).
+	b, err := sql.Open("sqlite3", "file:"+baks[0]+"?mode=ro")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	if got, _ := b.Workspaces(ctx); len(got) != 1 {
-		t.Errorf("backup holds %d workspaces, want 1", len(got))
+	var n int
+	if err := b.QueryRowContext(ctx, `SELECT count(*) FROM workspaces`).Scan(&n); err != nil || n != 1 {
+		t.Errorf("backup holds %d workspaces (%v), want 1", n, err)
 	}
 	// A fresh database is never backed up (nothing to lose).
 	fresh := filepath.Join(t.TempDir(), "fresh.db")

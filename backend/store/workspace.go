@@ -54,7 +54,7 @@ func (s *Store) AddWorkspace(ctx context.Context, w backend.Workspace, by By) er
 	if w.AddedAt == "" {
 		w.AddedAt = now()
 	}
-	return s.tx(ctx, func(tx *sql.Tx) error {
+	return s.auditTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO workspaces (id, name, path, display_path, added_at)
 			VALUES (?, ?, ?, ?, ?)`, w.ID, w.Name, w.Path, w.DisplayPath, w.AddedAt)
 		if isConstraint(err) {
@@ -64,7 +64,7 @@ func (s *Store) AddWorkspace(ctx context.Context, w backend.Workspace, by By) er
 		if err != nil {
 			return fmt.Errorf("add workspace %s: %w", w.ID, err)
 		}
-		_, err = appendAudit(ctx, tx, backend.AuditEntry{Actor: by.Actor, Surface: by.Surface,
+		_, err = s.appendAudit(ctx, tx, backend.AuditEntry{Actor: by.Actor, Surface: by.Surface,
 			Kind: "workspace.added", Data: map[string]any{
 				"workspaceId": w.ID, "name": w.Name, "displayPath": w.DisplayPath}})
 		return err
@@ -74,7 +74,7 @@ func (s *Store) AddWorkspace(ctx context.Context, w backend.Workspace, by By) er
 // RemoveWorkspace takes a workspace off the allowlist. Its runs and sessions
 // stay (history is never dropped); the row is only marked removed.
 func (s *Store) RemoveWorkspace(ctx context.Context, id string, by By) error {
-	return s.tx(ctx, func(tx *sql.Tx) error {
+	return s.auditTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE workspaces SET removed_at = ?
 			WHERE id = ? AND removed_at IS NULL`, now(), id)
 		if err != nil {
@@ -83,7 +83,7 @@ func (s *Store) RemoveWorkspace(ctx context.Context, id string, by By) error {
 		if n, _ := res.RowsAffected(); n == 0 {
 			return fmt.Errorf("remove workspace: %w", &backend.NotFound{Kind: "workspace", ID: id})
 		}
-		_, err = appendAudit(ctx, tx, backend.AuditEntry{Actor: by.Actor, Surface: by.Surface,
+		_, err = s.appendAudit(ctx, tx, backend.AuditEntry{Actor: by.Actor, Surface: by.Surface,
 			Kind: "workspace.removed", Data: map[string]any{"workspaceId": id}})
 		return err
 	})
