@@ -1,6 +1,9 @@
 // Package proc is the only package that starts processes. Every child runs
 // in its own process group, so a timeout or a cancel stops the whole tree it
-// spawned; output is capped so a chatty child cannot exhaust memory.
+// spawned; output is capped so a chatty child cannot exhaust memory. On
+// Linux every child is started by a supervisor (supervise_linux.go) so that
+// nothing it starts outlives AgentHub, confined by Landlock when the spec
+// asks for it (backend/confine).
 //
 // It must not interpret what a child prints: callers parse output.
 package proc
@@ -10,9 +13,9 @@ import (
 	"context"
 	"errors"
 	"io"
-	"os/exec"
-	"syscall"
 	"time"
+
+	"agenthub/backend/confine"
 )
 
 // Spec describes one run of a command.
@@ -45,6 +48,12 @@ type Spec struct {
 	// ([Process.Stdout]) for a protocol spoken over stdio (MCP). The caller
 	// must keep reading it or close it; nothing is kept in the result.
 	StdoutPipe bool
+	// Confine, when set, confines the command and everything it starts
+	// (see backend/confine); a private temp dir it asks for is made here,
+	// named by TMPDIR and removed when the command ends. Where the kernel
+	// lacks Landlock the command runs unconfined, as [confine.Describe]
+	// says.
+	Confine *confine.Rules
 }
 
 // DefaultMaxLine bounds one line given to [Spec.Lines]. Agent CLIs print a
@@ -57,6 +66,10 @@ const DefaultMaxOutput = 1 << 20
 // gracePeriod is how long a child has to exit after SIGTERM before the
 // whole group gets SIGKILL.
 const gracePeriod = 2 * time.Second
+
+// killPeriod is how long the supervisor has to kill every descendant
+// before its own group gets SIGKILL.
+const killPeriod = time.Second
 
 // ErrTimeout reports that a command ran past its Spec.Timeout.
 var ErrTimeout = errors.New("command timed out")
@@ -82,30 +95,6 @@ func Output(ctx context.Context, spec Spec) (Result, error) {
 		return Result{}, err
 	}
 	return p.Wait()
-}
-
-// command builds an exec.Cmd in its own process group whose cancellation
-// terminates the group, then kills it after the grace period.
-func command(ctx context.Context, spec Spec) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, spec.Path, spec.Args...)
-	cmd.Dir = spec.Dir
-	cmd.Env = spec.Env
-	if cmd.Env == nil {
-		cmd.Env = []string{}
-	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return signalGroup(cmd, syscall.SIGTERM) }
-	cmd.WaitDelay = gracePeriod
-	return cmd
-}
-
-// signalGroup signals the child's whole process group; after WaitDelay the
-// standard library kills only the leader, so the group is killed here too.
-func signalGroup(cmd *exec.Cmd, sig syscall.Signal) error {
-	pgid := cmd.Process.Pid
-	err := syscall.Kill(-pgid, sig)
-	time.AfterFunc(gracePeriod, func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) })
-	return err
 }
 
 // capped keeps the first limit bytes written and counts the rest as dropped.

@@ -41,12 +41,13 @@ func TestOutput(t *testing.T) {
 
 // TestTimeoutKillsTheWholeGroup starts a shell that leaves a grandchild
 // running and ignores SIGTERM; after the timeout no process of its group may
-// remain.
+// remain. The timeout leaves a loaded machine (and -race) time to start the
+// supervisor and the shell before it fires.
 func TestTimeoutKillsTheWholeGroup(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	script := `trap '' TERM; sleep 60 & echo $! > ` + pidFile + `; wait`
 	start := time.Now()
-	_, err := Output(t.Context(), Spec{Path: "/bin/sh", Args: []string{"-c", script}, Timeout: 300 * time.Millisecond})
+	_, err := Output(t.Context(), Spec{Path: "/bin/sh", Args: []string{"-c", script}, Timeout: 5 * time.Second})
 	if !errors.Is(err, ErrTimeout) {
 		t.Fatalf("err = %v, want ErrTimeout", err)
 	}

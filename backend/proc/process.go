@@ -5,12 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"agenthub/backend/confine"
 )
 
 // ErrStopped reports that a command was ended by [Process.Stop].
@@ -32,6 +37,9 @@ type Process struct {
 	done    chan struct{}
 	stopped atomic.Bool
 
+	tmp string // the private temp dir, removed at the end
+	sup supervision
+
 	// Set by the waiter goroutine before done is closed.
 	waitErr error
 	ctxErr  error
@@ -41,6 +49,9 @@ type Process struct {
 // whole run, as for [Output]; the process is always reaped by a goroutine of
 // its own, so a caller that only calls Stop leaks nothing.
 func Start(ctx context.Context, spec Spec) (*Process, error) {
+	if err := checkProgram(spec.Path); err != nil {
+		return nil, err
+	}
 	var cancel context.CancelFunc
 	if spec.Timeout > 0 {
 		ctx, cancel = context.WithTimeout(ctx, spec.Timeout)
@@ -52,30 +63,74 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 		limit = DefaultMaxOutput
 	}
 	p := &Process{spec: spec, stdout: &capped{limit: limit}, stderr: &capped{limit: limit}, done: make(chan struct{})}
-	p.cmd = command(ctx, spec)
-	if err := p.wire(); err != nil {
+	if err := p.privateTemp(); err != nil {
 		cancel()
 		return nil, err
 	}
-	if err := p.cmd.Start(); err != nil {
+	if err := p.launch(ctx, cancel); err != nil {
 		cancel()
+		p.removeTemp()
 		return nil, fmt.Errorf("run %s: %w", spec.Path, err)
 	}
-	go func() {
-		p.waitErr = p.cmd.Wait()
-		if p.lines != nil {
-			p.lines.flush()
-		}
-		if p.pipeW != nil {
-			_ = p.pipeW.Close() // the reader sees EOF after the last byte
-		}
-		// Read the context before cancelling it: a normal exit must not look
-		// like a cancellation.
-		p.ctxErr = ctx.Err()
-		cancel()
-		close(p.done)
-	}()
 	return p, nil
+}
+
+// checkProgram refuses a program that cannot be executed before anything
+// starts, as exec would.
+func checkProgram(path string) error {
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return fmt.Errorf("run %s: %w", path, err)
+	case fi.IsDir() || fi.Mode().Perm()&0o111 == 0:
+		return fmt.Errorf("run %s: %w", path, syscall.EACCES)
+	}
+	return nil
+}
+
+// privateTemp makes the private temp dir the confinement asks for, and
+// names it in the child's TMPDIR.
+func (p *Process) privateTemp() error {
+	r := p.spec.Confine
+	if r == nil || !r.PrivateTemp {
+		return nil
+	}
+	dir, err := os.MkdirTemp("", "agenthub-cmd-")
+	if err != nil {
+		return fmt.Errorf("run %s: a private temp dir: %w", p.spec.Path, err)
+	}
+	p.tmp = dir
+	rules := *r
+	rules.Write = append(slices.Clip(rules.Write), confine.Dir{Path: dir, Label: confine.LabelTemp})
+	rules.PrivateTemp = false
+	p.spec.Confine = &rules
+	env := slices.DeleteFunc(slices.Clone(p.spec.Env), func(kv string) bool { return strings.HasPrefix(kv, "TMPDIR=") })
+	p.spec.Env = append(env, "TMPDIR="+dir)
+	return nil
+}
+
+func (p *Process) removeTemp() {
+	if p.tmp != "" {
+		_ = os.RemoveAll(p.tmp)
+	}
+}
+
+// finish runs once the child has been reaped: it delivers the last output,
+// records why it ended and closes done.
+func (p *Process) finish(ctx context.Context, cancel context.CancelFunc, waitErr error) {
+	p.waitErr = waitErr
+	if p.lines != nil {
+		p.lines.flush()
+	}
+	if p.pipeW != nil {
+		_ = p.pipeW.Close() // the reader sees EOF after the last byte
+	}
+	p.removeTemp()
+	// Read the context before cancelling it: a normal exit must not look
+	// like a cancellation.
+	p.ctxErr = ctx.Err()
+	cancel()
+	close(p.done)
 }
 
 // wire connects the child's standard streams as the spec asks.
@@ -121,7 +176,8 @@ func (p *Process) Stdout() io.ReadCloser {
 	return p.pipeR
 }
 
-// Pid is the child's process id, which is also its process group id.
+// Pid is the child's process id, which is also its process group id. On
+// Linux the child is the supervisor, and the command is in its group.
 func (p *Process) Pid() int { return p.cmd.Process.Pid }
 
 // Wait blocks until the command has exited and its output is collected. A
@@ -139,6 +195,7 @@ func (p *Process) Wait() (Result, error) {
 			res.Signal = unix.SignalName(ws.Signal())
 		}
 	}
+	p.sup.result(&res) // the command's own status, which the supervisor reported
 	var exit *exec.ExitError
 	switch {
 	case p.stopped.Load():
@@ -161,8 +218,9 @@ func (p *Process) Wait() (Result, error) {
 func (p *Process) Done() <-chan struct{} { return p.done }
 
 // Stop sends SIGTERM to the whole process group, waits at most grace for the
-// command to exit, then kills the group. Stopping a finished command does
-// nothing, so a run may stop every process it ever tracked.
+// command to exit, then kills the group and everything the command
+// started. Stopping a finished command does nothing, so a run may stop
+// every process it ever tracked.
 func (p *Process) Stop(grace time.Duration) error {
 	select {
 	case <-p.done:
@@ -181,13 +239,38 @@ func (p *Process) Stop(grace time.Duration) error {
 		return nil
 	case <-time.After(grace):
 	}
-	if err := syscall.Kill(-pgid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+	if err := p.kill(); err != nil {
 		return fmt.Errorf("kill %s: %w", p.spec.Path, err)
 	}
 	select {
 	case <-p.done:
-	case <-time.After(gracePeriod + time.Second):
+	case <-time.After(gracePeriod + killPeriod + time.Second):
 		// WaitDelay bounds this; do not hang a cancel on a stuck pipe.
+	}
+	return nil
+}
+
+// terminate is the context's cancellation: SIGTERM to the group, then,
+// after the grace period, the kill.
+func (p *Process) terminate() error {
+	err := syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
+	time.AfterFunc(gracePeriod, func() { _ = p.kill() })
+	return err
+}
+
+// kill ends everything: the supervisor kills every descendant of the
+// command (also those that left its group), then the group gets SIGKILL.
+func (p *Process) kill() error {
+	pgid := p.cmd.Process.Pid
+	if p.sup.active {
+		_ = syscall.Kill(pgid, syscall.SIGUSR1)
+		select {
+		case <-p.done:
+		case <-time.After(killPeriod):
+		}
+	}
+	if err := syscall.Kill(-pgid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return err
 	}
 	return nil
 }
