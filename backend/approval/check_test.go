@@ -69,7 +69,7 @@ func TestCheck(t *testing.T) {
 	want := []ExampleFailure{
 		{Rule: "wrong-example", Example: "docs/sub/a.md", Want: "match", Problem: "it does not"},
 		{Rule: "wrong-example", Example: "../escape.md", Want: "match", Problem: "not a workspace-relative path"},
-		{Rule: "git-read", Example: "git status <<EOF", Want: "not_match", Problem: "the example cannot be parsed: heredoc"},
+		{Rule: "git-read", Example: "git status <<EOF", Want: "not_match", Problem: "the example cannot be parsed: shell syntax: 1:12: unclosed here-document `EOF`"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Check mismatch (-want +got):\n%s", diff)

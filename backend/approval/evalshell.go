@@ -14,7 +14,7 @@ func (p *Policy) evalShell(a Action) backend.PolicyResult {
 	line := a.commandLine()
 	parsed := ParseShell(line)
 	if parsed.Unsupported != "" {
-		return evalUnparsed(line, parsed.Unsupported)
+		return p.evalUnparsed(line, parsed.Unsupported)
 	}
 	if len(parsed.Parts) == 0 {
 		t := newTally()
@@ -27,6 +27,9 @@ func (p *Policy) evalShell(a Action) backend.PolicyResult {
 		label := ""
 		if len(parsed.Parts) > 1 {
 			label = fmt.Sprintf(" @ part %d", i+1)
+		}
+		for name := range a.Env {
+			part.Env = append(part.Env, name) // the tool's own env argument counts as an assignment
 		}
 		results = append(results, p.evalPart(part, a.Cwd, label))
 	}
@@ -51,14 +54,23 @@ func (p *Policy) evalPart(part Part, cwd, at string) backend.PolicyResult {
 			t.step("builtin:agenthub"+at, ".agenthub/**", true, backend.Deny, 0)
 		}
 	}
+	if part.Opaque != "" {
+		t.note("builtin:opaque"+at, part.Opaque, backend.Ask)
+	}
+	var envLists = map[string][]string{}
 	for i, r := range p.Shell {
 		name := ruleName("shell", i, r.ID) + at
 		deny := r.Verdict == backend.Deny
 		matched := shellRuleMatch(r, part, cwd, deny)
-		if matched && r.Verdict == backend.Allow && (kind.AlwaysAsks() || kind == backend.ActionSecret) {
-			t.note("ignored:"+name, rulePattern(r)+" (the gate cannot be switched off for "+string(kind)+")", backend.Allow)
+		if matched && r.Verdict == backend.Allow && (kind.AlwaysAsks() || kind == backend.ActionSecret || part.Opaque != "") {
+			why := "the gate cannot be switched off for " + string(kind)
+			if part.Opaque != "" {
+				why = "what it runs cannot be seen: " + part.Opaque
+			}
+			t.note("ignored:"+name, rulePattern(r)+" ("+why+")", backend.Allow)
 			continue
 		}
+		envLists[ruleName("shell", i, r.ID)] = r.Env
 		t.step(name, rulePattern(r), matched, r.Verdict, shellScore(r))
 	}
 	if kind == backend.ActionCommit || kind == backend.ActionPush {
@@ -66,11 +78,15 @@ func (p *Policy) evalPart(part Part, cwd, at string) backend.PolicyResult {
 	}
 	res := t.outcome(kind, backend.Ask)
 	if res.Verdict == backend.Allow {
-		if reason := allowCap(part); reason != "" {
+		if reason := allowCap(part, p.Env, envLists[res.RuleID]); reason != "" {
 			t.note("cap:"+reason+at, strings.Join(part.Argv, " "), backend.Ask)
 			res.Verdict, res.Trace = backend.Ask, t.trace
 			res.Reason = fmt.Sprintf("rule %s allows it, but %s always asks", res.RuleID, reason)
 		}
+	}
+	if part.Opaque != "" && res.Verdict == backend.Ask && res.RuleID == "default:"+string(kind) {
+		res.RuleID = "builtin:opaque"
+		res.Reason = "the policy cannot see what this command runs (" + part.Opaque + "): ask"
 	}
 	return res
 }
@@ -107,12 +123,27 @@ func shellRuleMatch(r ShellRule, part Part, cwd string, deny bool) bool {
 	words := r.Prefix
 	if r.Command != "" {
 		w, err := ruleWords(r.Command)
-		if err != nil || part.Dynamic || len(part.Argv) != len(w) {
+		if err != nil {
+			return false
+		}
+		if deny && (len(part.Wrappers) > 0 || part.Opaque != "") && containsRun(part.seen, w) {
+			return true
+		}
+		if part.Dynamic || len(part.Argv) != len(w) {
 			return false
 		}
 		words = w
 	}
-	if len(words) == 0 || len(part.Argv) < len(words) || part.staticPrefix() < len(words) {
+	if len(words) == 0 {
+		return false
+	}
+	// A deny rule also matches its words anywhere in the words the
+	// wrappers around the part consumed, or in an opaque part's program:
+	// what cannot be seen through may still not run a denied command.
+	if deny && (len(part.Wrappers) > 0 || part.Opaque != "") && containsRun(part.seen, words) {
+		return true
+	}
+	if len(part.Argv) < len(words) || part.staticPrefix() < len(words) {
 		return false
 	}
 	for i, w := range words {
@@ -124,6 +155,24 @@ func shellRuleMatch(r ShellRule, part Part, cwd string, deny bool) bool {
 	return true
 }
 
+// containsRun reports whether words appear one after the other in seen
+// (the first also by base name: /usr/bin/rm is rm).
+func containsRun(seen, words []string) bool {
+	for i := 0; i+len(words) <= len(seen); i++ {
+		ok := true
+		for j, w := range words {
+			if seen[i+j] != w && (j != 0 || path.Base(seen[i]) != w) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
 func cleanCwd(c string) string {
 	if c == "" {
 		return "."
@@ -132,44 +181,42 @@ func cleanCwd(c string) string {
 }
 
 // allowCap names what keeps an allowed part at Ask: elevation, writes
-// through redirection, or environment variables that change what runs.
-func allowCap(part Part) string {
+// through redirection, a part the parser cannot see through, or an
+// environment variable that is not on the allow-list ([SafeEnv] plus the
+// policy's and the rule's own env lists).
+func allowCap(part Part, envLists ...[]string) string {
 	if part.Elevated {
 		return "sudo"
 	}
 	if part.Redirect {
 		return "output redirection"
 	}
+	if part.Opaque != "" {
+		return part.Opaque
+	}
 	for _, name := range part.Env {
-		if riskyEnv(name) {
-			return "environment variable " + name
+		if !envListed(name, append([][]string{SafeEnv}, envLists...)...) {
+			return "environment variable " + name + " (not on the environment allow-list)"
 		}
 	}
 	return ""
 }
 
-func riskyEnv(name string) bool {
-	for _, pre := range []string{"LD_", "DYLD_", "GIT_"} {
-		if strings.HasPrefix(name, pre) {
-			return true
-		}
-	}
-	switch name {
-	case "PATH", "BASH_ENV", "ENV", "IFS", "PROMPT_COMMAND", "NODE_OPTIONS", "PYTHONPATH", "PYTHONSTARTUP",
-		"PERL5OPT", "RUBYOPT", "SHELLOPTS", "HOME":
-		return true
-	}
-	return false
-}
-
-// evalUnparsed handles a command the parser does not model: never Allow;
-// Deny when a secret path appears anywhere in its text.
-func evalUnparsed(line, reason string) backend.PolicyResult {
+// evalUnparsed handles a command the parser cannot parse: never Allow;
+// Deny when a secret path, or the words of a deny rule, appear anywhere in
+// its text.
+func (p *Policy) evalUnparsed(line, reason string) backend.PolicyResult {
 	t := newTally()
 	kind := backend.ActionShell
 	tokens := strings.FieldsFunc(line, func(r rune) bool {
 		return strings.ContainsRune(" \t\r\n;|&()<>`$\"'{}", r)
 	})
+	opaque := Part{Opaque: reason, seen: programTokens([]string{line})}
+	for i, r := range p.Shell {
+		if r.Verdict == backend.Deny && shellRuleMatch(r, opaque, r.Cwd, true) {
+			t.step(ruleName("shell", i, r.ID), rulePattern(r), true, backend.Deny, shellScore(r))
+		}
+	}
 	hasGit := false
 	for _, tok := range tokens {
 		if secret, pat := SecretPath(tok); secret {

@@ -204,7 +204,10 @@ func TestPrecedence(t *testing.T) {
 		{"sudo caps allow", Action{Kind: "shell", Command: "sudo ls"}, backend.Ask, "ls"},
 		{"redirect caps allow", Action{Kind: "shell", Command: "ls > listing.txt"}, backend.Ask, "ls"},
 		{"risky env caps allow", Action{Kind: "shell", Command: "LD_PRELOAD=x.so ls"}, backend.Ask, "ls"},
-		{"harmless env keeps allow", Action{Kind: "shell", Command: "CGO_ENABLED=0 ls"}, backend.Allow, "ls"},
+		// CGO_ENABLED was allowed when the list was a deny-list; an
+		// allow-list asks for every name it does not hold (issue 14 item 2).
+		{"unlisted env caps allow", Action{Kind: "shell", Command: "CGO_ENABLED=0 ls"}, backend.Ask, "ls"},
+		{"listed env keeps allow", Action{Kind: "shell", Command: "LANG=C LC_ALL=C TZ=UTC ls"}, backend.Allow, "ls"},
 		{"unparsable never allows", Action{Kind: "shell", Command: "ls <<EOF"}, backend.Ask, "builtin:unparsed"},
 		{"push allow rule ignored", Action{Kind: "shell", Command: "git push"}, backend.Ask, "default:push"},
 		{"push via bash -c ignored", Action{Kind: "shell", Command: "env A=1 bash -c 'git push -f'"}, backend.Ask, "default:push"},

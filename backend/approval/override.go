@@ -22,6 +22,14 @@ func (p *Policy) ValidateOverrides() error {
 	if err := p.validate(); err != nil {
 		return fmt.Errorf("policy: %w", err)
 	}
+	if len(p.Env) > 0 {
+		return fmt.Errorf("policy: env: a profile may only tighten the workspace policy, not let commands set more variables")
+	}
+	for i, r := range p.Shell {
+		if len(r.Env) > 0 {
+			return fmt.Errorf("policy: shell rule %s: env: a profile may only tighten the workspace policy", ruleName("shell", i, r.ID))
+		}
+	}
 	check := func(class string, i int, id string, v backend.Verdict) error {
 		if v == backend.Allow {
 			return fmt.Errorf("policy: %s rule %s: a profile may only tighten the workspace policy (ask or deny), not allow",

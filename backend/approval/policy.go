@@ -30,6 +30,10 @@ type Policy struct {
 	Network []NetworkRule `toml:"network,omitempty"`
 	Git     []GitRule     `toml:"git,omitempty"`
 	MCP     []MCPRule     `toml:"mcp,omitempty"` // mcp.go
+	// Env names environment variables (NAME, or PREFIX_* for a prefix) a
+	// command under an allow rule may set in front of itself, beyond the
+	// built-in allow-list ([SafeEnv]); envallow.go.
+	Env []string `toml:"env,omitempty"`
 }
 
 // WriteRule matches workspace-relative paths of writes and patches.
@@ -49,6 +53,7 @@ type ShellRule struct {
 	Command  string          `toml:"command,omitempty"`
 	Prefix   []string        `toml:"prefix,omitempty"`
 	Cwd      string          `toml:"cwd,omitempty"`
+	Env      []string        `toml:"env,omitempty"` // variables this rule lets the command set, as Policy.Env
 	Verdict  backend.Verdict `toml:"verdict"`
 	Match    []string        `toml:"match,omitempty"`
 	NotMatch []string        `toml:"not_match,omitempty"`
@@ -153,6 +158,12 @@ func (p *Policy) validate() error {
 				return fmt.Errorf("shell rule %s: command %q: %w", name, r.Command, err)
 			}
 		}
+		if err := validEnvNames(r.Env); err != nil {
+			return fmt.Errorf("shell rule %s: %w", name, err)
+		}
+	}
+	if err := validEnvNames(p.Env); err != nil {
+		return err
 	}
 	for i, r := range p.Network {
 		if !validVerdict(r.Verdict) {
@@ -189,7 +200,8 @@ func ruleWords(command string) ([]string, error) {
 	if parsed.Unsupported != "" {
 		return nil, errors.New(parsed.Unsupported)
 	}
-	if len(parsed.Parts) != 1 || parsed.Parts[0].Dynamic || parsed.Parts[0].Redirect {
+	if len(parsed.Parts) != 1 || parsed.Parts[0].Dynamic || parsed.Parts[0].Redirect || parsed.Parts[0].Opaque != "" ||
+		len(parsed.Parts[0].Argv) == 0 {
 		return nil, errors.New("must be one simple command without expansions or redirections")
 	}
 	return parsed.Parts[0].Argv, nil

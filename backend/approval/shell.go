@@ -1,21 +1,31 @@
 package approval
 
 import (
+	"bytes"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
-// Part is one simple command of a shell command line, after unwrapping
-// bash -c, sh -c, env, sudo, xargs, nice, timeout, nohup and exec.
+// Part is one simple command of a shell command line, after unwrapping the
+// wrappers of [wrapperTable] (bash -c, env, sudo, xargs, timeout, find -exec…).
 type Part struct {
 	Argv     []string // words; a dynamic word keeps its source text
-	Env      []string // names of VAR=value assignments in front of the command
+	Env      []string // names of VAR=value assignments in front of the command (and of env, export…)
 	Dynamic  bool     // some word comes from an expansion, a substitution, a glob or xargs input
 	Redirect bool     // output is redirected to a file (a write)
 	Inputs   []string // files read through input redirection
 	Outputs  []string // files written through output redirection
-	Elevated bool     // run through sudo
+	Elevated bool     // run through sudo, doas, su, runuser
 	Wrappers []string // unwrapped wrappers, outermost first
-	dyn      []bool   // per word of Argv
+	// Opaque says why what this part runs cannot be seen: a dynamic command
+	// word, eval of a variable, an inline interpreter program (python3 -c),
+	// an arithmetic evaluation, a wrapper option the table does not know.
+	// An opaque part is never allowed; a deny rule whose words appear in it
+	// still denies it.
+	Opaque string
+	dyn    []bool   // per word of Argv
+	seen   []string // every literal word (and token of an opaque program) of the wrapper chain, for deny rules
 }
 
 // staticPrefix is the number of leading words that are literal text.
@@ -29,8 +39,8 @@ func (p Part) staticPrefix() int {
 }
 
 // Parsed is the result of [ParseShell]. When Unsupported is set the command
-// contains a construct the parser does not model (heredocs, control
-// structures, arithmetic, unbalanced quotes…) and must be treated as Ask.
+// cannot be parsed at all (a syntax error, an unterminated quote, too long,
+// nested too deep) and must be treated as Ask.
 type Parsed struct {
 	Parts       []Part
 	Unsupported string
@@ -42,391 +52,455 @@ const maxShellDepth = 8
 // maxShellLen bounds the text the parser looks at; longer commands are Ask.
 const maxShellLen = 64 << 10
 
-// ParseShell splits a POSIX-ish command line into simple commands: it
-// honours quotes and escapes, splits on ; && || | & newlines and subshell
-// parentheses, parses $( ) and backtick substitutions as parts of their own,
-// records redirections, and unwraps wrapper commands recursively. It never
-// panics and never fails: what it cannot model is reported in Unsupported.
+// ParseShell splits a bash command line into simple commands with
+// mvdan.cc/sh/v3/syntax (the parser behind shfmt). Every simple command of
+// a list, pipeline, subshell, block, if/for/while/case body, function body,
+// command or process substitution and here-document is a part of its own;
+// wrapper commands are unwrapped recursively from [wrapperTable]. It never
+// panics: a command it cannot parse is reported in Unsupported, and one it
+// parses but cannot see through is a part with Opaque set.
 func ParseShell(s string) Parsed {
-	var out Parsed
 	if len(s) > maxShellLen {
-		out.Unsupported = "command too long"
-		return out
+		return Parsed{Unsupported: "command too long"}
 	}
-	lx := &lexer{src: []rune(s), out: &out}
-	lx.parseList(0, false)
-	if out.Unsupported != "" {
-		out.Parts = nil
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(s), "")
+	if err != nil {
+		return Parsed{Unsupported: "shell syntax: " + err.Error()}
 	}
-	return out
+	w := &walker{}
+	w.stmts(f.Stmts, Part{}, 0)
+	if w.fail != "" {
+		return Parsed{Unsupported: w.fail}
+	}
+	// An opaque part may read its program from anywhere in the line (echo
+	// 'rm x' | sh, a here-string): a deny rule whose words appear anywhere
+	// in it still denies it.
+	var tokens []string
+	for i := range w.parts {
+		if w.parts[i].Opaque != "" {
+			if tokens == nil {
+				tokens = programTokens([]string{s})
+			}
+			w.parts[i].seen = append(w.parts[i].seen, tokens...)
+		}
+	}
+	return Parsed{Parts: w.parts}
 }
 
-type lexer struct {
-	src []rune
-	pos int
-	out *Parsed
+// walker collects the parts of a parsed script.
+type walker struct {
+	parts []Part
+	fail  string
 }
 
-func (l *lexer) fail(reason string) {
-	if l.out.Unsupported == "" {
-		l.out.Unsupported = reason
+func (w *walker) failf(reason string) {
+	if w.fail == "" {
+		w.fail = reason
 	}
 }
 
-func (l *lexer) failed() bool { return l.out.Unsupported != "" }
-
-func (l *lexer) peek(off int) rune {
-	if l.pos+off < len(l.src) && l.pos+off >= 0 {
-		return l.src[l.pos+off]
-	}
-	return 0
+// scope is what a part inherits from the commands around it: a wrapper's
+// environment, elevation and name, and the redirections of a compound
+// command.
+func inherit(scope Part) Part {
+	return Part{Env: clone(scope.Env), Elevated: scope.Elevated, Wrappers: clone(scope.Wrappers),
+		Dynamic: scope.Dynamic, Redirect: scope.Redirect, Inputs: clone(scope.Inputs),
+		Outputs: clone(scope.Outputs), seen: clone(scope.seen)}
 }
 
-func (l *lexer) eof() bool { return l.pos >= len(l.src) }
+func clone(s []string) []string { return append([]string(nil), s...) }
 
-// parseList parses commands until the end of input or, inside $( ), the
-// matching close parenthesis, which it consumes.
-func (l *lexer) parseList(depth int, inSubst bool) {
+func (w *walker) stmts(stmts []*syntax.Stmt, scope Part, depth int) {
 	if depth > maxShellDepth {
-		l.fail("nesting too deep")
+		w.failf("nesting too deep")
 		return
 	}
-	cur := &Part{}
-	parens := 0
-	finish := func() {
-		l.finish(cur, depth)
-		cur = &Part{}
+	for _, s := range stmts {
+		w.stmt(s, scope, depth)
 	}
-	for !l.failed() {
-		l.skipBlanks()
-		if l.eof() {
-			break
+}
+
+func (w *walker) stmt(s *syntax.Stmt, scope Part, depth int) {
+	if s == nil || w.fail != "" {
+		return
+	}
+	sc := inherit(scope)
+	if s.Negated {
+		sc.Wrappers = append(sc.Wrappers, "!")
+	}
+	opaque := ""
+	for _, r := range s.Redirs {
+		if o := w.redirect(r, &sc, scope, depth); o != "" {
+			opaque = o
 		}
-		start := l.pos
-		c := l.peek(0)
+	}
+	switch c := s.Cmd.(type) {
+	case nil:
+		if sc.Redirect || len(sc.Inputs) > 0 || opaque != "" {
+			sc.Opaque = opaque
+			w.parts = append(w.parts, sc)
+		}
+	case *syntax.CallExpr:
+		w.call(c, sc, scope, opaque, depth)
+	case *syntax.BinaryCmd:
+		w.stmt(c.X, sc, depth)
+		w.stmt(c.Y, sc, depth)
+	case *syntax.Subshell:
+		w.stmts(c.Stmts, sc, depth)
+	case *syntax.Block:
+		w.stmts(c.Stmts, sc, depth)
+	case *syntax.IfClause:
+		for ic := c; ic != nil; ic = ic.Else {
+			w.stmts(ic.Cond, sc, depth)
+			w.stmts(ic.Then, sc, depth)
+		}
+	case *syntax.WhileClause:
+		w.stmts(c.Cond, sc, depth)
+		w.stmts(c.Do, sc, depth)
+	case *syntax.ForClause:
+		switch l := c.Loop.(type) {
+		case *syntax.WordIter:
+			for _, item := range l.Items {
+				w.word(item, scope, depth)
+			}
+		case *syntax.CStyleLoop:
+			w.opaque(sc, []string{"for (("}, "arithmetic evaluation", depth, l)
+		}
+		w.stmts(c.Do, sc, depth)
+	case *syntax.CaseClause:
+		w.word(c.Word, scope, depth)
+		for _, item := range c.Items {
+			for _, pat := range item.Patterns {
+				w.word(pat, scope, depth)
+			}
+			w.stmts(item.Stmts, sc, depth)
+		}
+	case *syntax.FuncDecl:
+		w.stmt(c.Body, sc, depth)
+	case *syntax.TimeClause:
+		sc.Wrappers = append(sc.Wrappers, "time")
+		w.stmt(c.Stmt, sc, depth)
+	case *syntax.CoprocClause:
+		sc.Wrappers = append(sc.Wrappers, "coproc")
+		w.stmt(c.Stmt, sc, depth)
+	case *syntax.ArithmCmd:
+		w.opaque(sc, []string{"(("}, "arithmetic evaluation", depth, c.X)
+	case *syntax.LetClause:
+		nodes := make([]syntax.Node, len(c.Exprs))
+		for i, e := range c.Exprs {
+			nodes[i] = e
+		}
+		w.opaque(sc, []string{"let"}, "arithmetic evaluation", depth, nodes...)
+	case *syntax.TestClause:
+		// [[ … ]] evaluates arithmetic operands (-eq) and runs no command
+		// of its own; its substitutions are parts, the test itself asks.
+		w.opaque(sc, []string{"[["}, "a [[ test, which may evaluate arithmetic", depth, c.X)
+	case *syntax.DeclClause:
+		w.decl(c, sc, scope, opaque, depth)
+	default:
+		w.failf("unsupported shell construct")
+	}
+}
+
+// opaque records a part that cannot be seen through, after the parts of
+// the substitutions inside nodes.
+func (w *walker) opaque(sc Part, argv []string, reason string, depth int, nodes ...syntax.Node) {
+	for _, n := range nodes {
+		if n != nil {
+			w.substitutions(n, sc, depth)
+		}
+	}
+	sc.Argv, sc.dyn, sc.Opaque = argv, make([]bool, len(argv)), reason
+	w.parts = append(w.parts, sc)
+}
+
+// substitutions records the parts of every command and process substitution
+// inside n.
+func (w *walker) substitutions(n syntax.Node, scope Part, depth int) {
+	syntax.Walk(n, func(n syntax.Node) bool {
+		switch s := n.(type) {
+		case *syntax.CmdSubst:
+			w.stmts(s.Stmts, inherit(scopeOnly(scope)), depth+1)
+			return false
+		case *syntax.ProcSubst:
+			w.stmts(s.Stmts, inherit(scopeOnly(scope)), depth+1)
+			return false
+		}
+		return true
+	})
+}
+
+// scopeOnly drops a part's own redirections: a substitution runs before
+// them.
+func scopeOnly(p Part) Part {
+	p.Redirect, p.Inputs, p.Outputs = false, nil, nil
+	return p
+}
+
+// call records a simple command: its assignments, its words (after the
+// parts of their substitutions), then the command unwrapped.
+func (w *walker) call(c *syntax.CallExpr, sc, scope Part, opaque string, depth int) {
+	for _, a := range c.Assigns {
+		if a.Name != nil {
+			sc.Env = append(sc.Env, a.Name.Value)
+		}
+		if o := w.assignValue(a, scope, depth); o != "" {
+			opaque = o
+		}
+	}
+	for _, arg := range c.Args {
+		text, dyn, o := w.word(arg, scope, depth)
+		if o != "" {
+			opaque = o
+		}
+		sc.Argv = append(sc.Argv, text)
+		sc.dyn = append(sc.dyn, dyn)
+		sc.Dynamic = sc.Dynamic || dyn
+	}
+	if len(sc.Argv) == 0 {
+		// NAME=value alone changes the shell for the commands after it.
+		sc.Opaque = "a variable assignment, which changes the commands after it"
+		w.parts = append(w.parts, sc)
+		return
+	}
+	sc.Opaque = opaque
+	w.unwrap(sc, depth)
+}
+
+func (w *walker) assignValue(a *syntax.Assign, scope Part, depth int) string {
+	opaque := ""
+	if a.Index != nil {
+		w.substitutions(a.Index, scope, depth)
+		opaque = "an array index, which is evaluated as arithmetic"
+	}
+	if a.Value != nil {
+		if _, dyn, o := w.word(a.Value, scope, depth); o != "" {
+			opaque = o
+		} else if dyn {
+			_ = dyn // a dynamic value is data: the command it is given to decides
+		}
+	}
+	if a.Array != nil {
+		w.substitutions(a.Array, scope, depth)
+		opaque = "an array assignment"
+	}
+	return opaque
+}
+
+// decl records declare, export, local, readonly, typeset: the names they
+// set count as the command's environment.
+func (w *walker) decl(c *syntax.DeclClause, sc, scope Part, opaque string, depth int) {
+	sc.Argv, sc.dyn = []string{c.Variant.Value}, []bool{false}
+	for _, a := range c.Args {
+		if o := w.assignValue(a, scope, depth); o != "" {
+			opaque = o
+		}
 		switch {
-		case c == '#':
-			for !l.eof() && l.peek(0) != '\n' {
-				l.pos++
+		case a.Naked && a.Name == nil && a.Value != nil:
+			text, dyn, o := w.word(a.Value, scope, depth)
+			if o != "" {
+				opaque = o
 			}
-		case c == '\n' || c == ';':
-			if c == ';' && l.peek(1) == ';' {
-				l.fail("case clause")
-			}
-			l.pos++
-			finish()
-		case c == '&' && l.peek(1) != '>':
-			l.pos++
-			if l.peek(0) == '&' {
-				l.pos++
-			}
-			finish()
-		case c == '|':
-			l.pos++
-			if l.peek(0) == '|' || l.peek(0) == '&' {
-				l.pos++
-			}
-			finish()
-		case c == '(':
-			if len(cur.Argv) > 0 || len(cur.Env) > 0 {
-				l.fail("unexpected (")
-				break
-			}
-			l.pos++
-			parens++
-		case c == ')':
-			l.pos++
-			finish()
-			if parens > 0 {
-				parens--
-				break
-			}
-			if inSubst {
-				return
-			}
-			l.fail("unbalanced )")
-		case l.atRedirect():
-			l.readRedirect(cur, depth)
-		default:
-			l.readCommandWord(cur, depth)
-		}
-		if l.pos == start && !l.failed() {
-			l.fail("unexpected " + string(c)) // guarantees progress: fail closed rather than loop
+			sc.Argv, sc.dyn = append(sc.Argv, text), append(sc.dyn, dyn)
+			sc.Dynamic = sc.Dynamic || dyn
+		case a.Name != nil:
+			sc.Env = append(sc.Env, a.Name.Value)
+			sc.Argv, sc.dyn = append(sc.Argv, a.Name.Value), append(sc.dyn, false)
 		}
 	}
-	finish()
-	if parens > 0 || inSubst {
-		l.fail("unbalanced (")
-	}
+	sc.Opaque = opaque
+	w.parts = append(w.parts, sc)
 }
 
-func (l *lexer) skipBlanks() {
-	for !l.eof() {
-		c := l.peek(0)
-		if c == ' ' || c == '\t' || c == '\r' {
-			l.pos++
-			continue
+// redirect applies one redirection to sc: an input file, an output file
+// (a write), a duplicated descriptor or a here-document (data).
+func (w *walker) redirect(r *syntax.Redirect, sc *Part, scope Part, depth int) string {
+	opaque := ""
+	if r.Hdoc != nil {
+		if _, _, o := w.word(r.Hdoc, scope, depth); o != "" {
+			opaque = o
 		}
-		if c == '\\' && l.peek(1) == '\n' {
-			l.pos += 2
-			continue
-		}
-		return
 	}
+	if r.Word == nil {
+		return opaque
+	}
+	target, _, o := w.word(r.Word, scope, depth)
+	if o != "" {
+		opaque = o
+	}
+	switch r.Op {
+	case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+		// data on standard input, not a file
+	case syntax.DplIn, syntax.DplOut:
+		if isFDTarget(target) {
+			break // duplicating a descriptor touches no file
+		}
+		if r.Op == syntax.DplIn {
+			sc.Inputs = append(sc.Inputs, target)
+			break
+		}
+		sc.Outputs, sc.Redirect = append(sc.Outputs, target), true
+	case syntax.RdrIn:
+		sc.Inputs = append(sc.Inputs, target)
+	default: // > >> >| <> &> &>>
+		if target != "/dev/null" {
+			sc.Outputs, sc.Redirect = append(sc.Outputs, target), true
+		}
+	}
+	return opaque
 }
 
-// reserved words open control structures the parser does not model.
-var reserved = map[string]bool{
-	"if": true, "then": true, "else": true, "elif": true, "fi": true, "for": true, "while": true,
-	"until": true, "do": true, "done": true, "case": true, "esac": true, "function": true,
-	"select": true, "{": true, "}": true, "[[": true, "]]": true, "!": true, "coproc": true, "time": true,
-}
-
-func (l *lexer) readCommandWord(cur *Part, depth int) {
-	text, dyn := l.readWord(depth)
-	if l.failed() {
-		return
-	}
-	if len(cur.Argv) == 0 {
-		if name, ok := assignment(text); ok {
-			cur.Env = append(cur.Env, name)
-			cur.Dynamic = cur.Dynamic || dyn
-			return
-		}
-		if reserved[text] {
-			l.fail("shell keyword " + text)
-			return
-		}
-	}
-	cur.Argv = append(cur.Argv, text)
-	cur.dyn = append(cur.dyn, dyn)
-	cur.Dynamic = cur.Dynamic || dyn
-}
-
-// assignment reports whether w is NAME=value and returns NAME.
-func assignment(w string) (string, bool) {
-	eq := strings.IndexByte(w, '=')
-	if eq <= 0 {
-		return "", false
-	}
-	for i, c := range w[:eq] {
-		alpha := c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
-		if !alpha && (i == 0 || c < '0' || c > '9') {
-			return "", false
-		}
-	}
-	return w[:eq], true
-}
-
-func (l *lexer) finish(cur *Part, depth int) {
-	if l.failed() {
-		return
-	}
-	if len(cur.Argv) == 0 {
-		if len(cur.Env) > 0 {
-			l.fail("variable assignment")
-			return
-		}
-		if cur.Redirect || len(cur.Inputs) > 0 {
-			l.out.Parts = append(l.out.Parts, *cur)
-		}
-		return
-	}
-	parts, reason := unwrap(*cur, depth)
-	if reason != "" {
-		l.fail(reason)
-		return
-	}
-	l.out.Parts = append(l.out.Parts, parts...)
-}
-
-func isOperator(c rune) bool {
-	switch c {
-	case ' ', '\t', '\r', '\n', ';', '&', '|', '(', ')', '<', '>':
+func isFDTarget(t string) bool {
+	if t == "-" {
 		return true
 	}
-	return false
+	t = strings.TrimSuffix(t, "-")
+	for _, c := range t {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return t != ""
 }
 
-// readWord reads one word and reports whether any of it is dynamic.
-func (l *lexer) readWord(depth int) (string, bool) {
+// word returns a word's text: the literal value when it is static, else its
+// source text with dyn set. Substitutions inside it become parts of their
+// own. opaque is set when the word evaluates arithmetic or a parameter
+// operator that can run code (${!x}, ${x@P}, ${a[i]}).
+func (w *walker) word(word *syntax.Word, scope Part, depth int) (text string, dyn bool, opaque string) {
+	if word == nil {
+		return "", false, ""
+	}
 	var b strings.Builder
-	dyn := false
-	for !l.eof() && !l.failed() {
-		c := l.peek(0)
-		if isOperator(c) {
-			if c == '(' {
-				l.fail("unexpected ( in word")
-			}
-			break
-		}
-		switch c {
-		case '\\':
-			if l.peek(1) == '\n' {
-				l.pos += 2
-				continue
-			}
-			if l.pos+1 < len(l.src) {
-				b.WriteRune(l.src[l.pos+1])
-				l.pos += 2
-				continue
-			}
-			b.WriteRune(c)
-			l.pos++
-		case '\'':
-			end := indexRune(l.src, l.pos+1, '\'')
-			if end < 0 {
-				l.fail("unterminated single quote")
-				return "", false
-			}
-			b.WriteString(string(l.src[l.pos+1 : end]))
-			l.pos = end + 1
-		case '"':
-			dyn = l.readDoubleQuoted(&b, depth) || dyn
-		case '$':
-			dyn = l.readDollar(&b, depth) || dyn
-		case '`':
-			l.readBacktick(&b, depth)
-			dyn = true
-		case '*', '?', '[', '{':
-			b.WriteRune(c)
-			l.pos++
-			dyn = true
-		default:
-			b.WriteRune(c)
-			l.pos++
+	for _, part := range word.Parts {
+		d, o := w.wordPart(part, &b, false, scope, depth)
+		dyn = dyn || d
+		if o != "" {
+			opaque = o
 		}
 	}
-	return b.String(), dyn
-}
-
-func indexRune(src []rune, from int, r rune) int {
-	for i := from; i < len(src); i++ {
-		if src[i] == r {
-			return i
-		}
+	if dyn {
+		return printWord(word), true, opaque
 	}
-	return -1
+	return b.String(), false, opaque
 }
 
-func (l *lexer) readDoubleQuoted(b *strings.Builder, depth int) bool {
-	l.pos++ // opening quote
-	dyn := false
-	for !l.failed() {
-		if l.eof() {
-			l.fail("unterminated double quote")
-			return dyn
+func (w *walker) wordPart(part syntax.WordPart, b *strings.Builder, quoted bool, scope Part, depth int) (dyn bool, opaque string) {
+	switch p := part.(type) {
+	case *syntax.Lit:
+		if quoted {
+			b.WriteString(unescapeQuoted(p.Value))
+			return false, ""
 		}
-		c := l.peek(0)
-		switch c {
-		case '"':
-			l.pos++
-			return dyn
-		case '\\':
-			n := l.peek(1)
-			switch n {
-			case '\n':
-				l.pos += 2
-			case '$', '`', '"', '\\':
-				b.WriteRune(n)
-				l.pos += 2
-			default:
-				b.WriteRune(c)
-				l.pos++
+		text, glob := unescapeLit(p.Value)
+		b.WriteString(text)
+		return glob, ""
+	case *syntax.SglQuoted:
+		if p.Dollar {
+			return true, "" // $'…' escapes: kept as source text
+		}
+		b.WriteString(p.Value)
+		return false, ""
+	case *syntax.DblQuoted:
+		for _, q := range p.Parts {
+			d, o := w.wordPart(q, b, true, scope, depth)
+			dyn = dyn || d
+			if o != "" {
+				opaque = o
 			}
-		case '$':
-			dyn = l.readDollar(b, depth) || dyn
-		case '`':
-			l.readBacktick(b, depth)
-			dyn = true
-		default:
-			b.WriteRune(c)
-			l.pos++
 		}
+		return dyn, opaque
+	case *syntax.ParamExp:
+		w.substitutions(p, scope, depth)
+		if !plainParam(p) {
+			opaque = "a parameter expansion that may evaluate code (${!x}, ${x@P}, an index or a slice)"
+		}
+		return true, opaque
+	case *syntax.CmdSubst:
+		w.stmts(p.Stmts, inherit(scopeOnly(scope)), depth+1)
+		return true, ""
+	case *syntax.ProcSubst:
+		w.stmts(p.Stmts, inherit(scopeOnly(scope)), depth+1)
+		return true, ""
+	case *syntax.ArithmExp:
+		w.substitutions(p, scope, depth)
+		return true, "arithmetic expansion"
+	case *syntax.ExtGlob, *syntax.BraceExp:
+		return true, ""
 	}
-	return dyn
+	w.failf("unsupported word")
+	return true, ""
 }
 
-// readDollar handles $ at l.pos; it reports whether an expansion was seen.
-func (l *lexer) readDollar(b *strings.Builder, depth int) bool {
-	n := l.peek(1)
-	switch {
-	case n == '(' && l.peek(2) == '(':
-		l.fail("arithmetic expansion")
-		return true
-	case n == '(':
-		start := l.pos
-		l.pos += 2
-		l.parseList(depth+1, true)
-		b.WriteString(string(l.src[start:min(l.pos, len(l.src))]))
-		return true
-	case n == '{':
-		end := indexRune(l.src, l.pos+2, '}')
-		if end < 0 {
-			l.fail("unterminated ${")
-			return true
-		}
-		inner := string(l.src[l.pos+2 : end])
-		if strings.ContainsAny(inner, "$`({") {
-			l.fail("nested parameter expansion")
-			return true
-		}
-		b.WriteString(string(l.src[l.pos : end+1]))
-		l.pos = end + 1
-		return true
-	case n == '\'':
-		l.fail("ANSI-C quoting")
-		return true
-	case n == '"':
-		l.pos++ // $"…" is a translated string: read it as "…"
+// plainParam reports a parameter expansion that only reads a variable
+// ($x, ${x}, ${#x}, ${x:-word}, ${x%pat}, ${x/a/b}, ${x^^}).
+func plainParam(p *syntax.ParamExp) bool {
+	if p.Param == nil || p.Excl || p.Index != nil || p.Slice != nil || p.Names != 0 || p.NestedParam != nil ||
+		p.Flags != nil || len(p.Modifiers) > 0 {
 		return false
-	case n == '_' || (n >= 'a' && n <= 'z') || (n >= 'A' && n <= 'Z'):
-		start := l.pos
-		l.pos++
-		for !l.eof() {
-			c := l.peek(0)
-			if c != '_' && (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && (c < '0' || c > '9') {
-				break
-			}
-			l.pos++
-		}
-		b.WriteString(string(l.src[start:l.pos]))
-		return true
-	case (n >= '0' && n <= '9') || strings.ContainsRune("@*#?$!-", n):
-		b.WriteString(string(l.src[l.pos : l.pos+2]))
-		l.pos += 2
-		return true
 	}
-	b.WriteRune('$')
-	l.pos++
-	return false
+	return p.Exp == nil || p.Exp.Op != syntax.OtherParamOps
 }
 
-// readBacktick parses a `…` substitution as a command list of its own.
-func (l *lexer) readBacktick(b *strings.Builder, depth int) {
-	var inner strings.Builder
-	i := l.pos + 1
-	for ; i < len(l.src); i++ {
-		c := l.src[i]
-		if c == '`' {
-			break
-		}
-		if c == '\\' && i+1 < len(l.src) && strings.ContainsRune("$`\\", l.src[i+1]) {
+// unescapeLit removes the backslashes of an unquoted literal and reports
+// whether it holds an unescaped glob or brace expansion.
+func unescapeLit(s string) (string, bool) {
+	var b strings.Builder
+	glob := false
+	brace := -1
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\' && i+1 < len(s):
 			i++
-			c = l.src[i]
+			b.WriteByte(s[i])
+			continue
+		case c == '*' || c == '?' || c == '[':
+			glob = true
+		case c == '{':
+			brace = i
+		case brace >= 0 && (c == ',' || (c == '.' && i+1 < len(s) && s[i+1] == '.')):
+			glob = true // {a,b} and {1..3} expand to several words
 		}
-		inner.WriteRune(c)
+		b.WriteByte(c)
 	}
-	if i >= len(l.src) {
-		l.fail("unterminated backtick")
-		return
+	return b.String(), glob
+}
+
+// unescapeQuoted removes the backslashes that double quotes honour.
+func unescapeQuoted(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
 	}
-	b.WriteString(string(l.src[l.pos : i+1]))
-	l.pos = i + 1
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\", s[i+1]) >= 0 {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func printWord(word *syntax.Word) string {
+	var buf bytes.Buffer
+	if err := syntax.NewPrinter(syntax.Minify(true)).Print(&buf, word); err != nil {
+		return "<word>"
+	}
+	return buf.String()
+}
+
+// parseScript parses the script a wrapper runs (bash -c, eval, su -c,
+// watch) into parts that inherit scope.
+func (w *walker) parseScript(script string, scope Part, depth int) {
 	if depth+1 > maxShellDepth {
-		l.fail("nesting too deep")
+		w.failf("nesting too deep")
 		return
 	}
-	sub := &lexer{src: []rune(inner.String()), out: l.out}
-	sub.parseList(depth+1, false)
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(script), "")
+	if err != nil {
+		w.failf("shell syntax in a wrapped script: " + err.Error())
+		return
+	}
+	w.stmts(f.Stmts, scope, depth+1)
 }

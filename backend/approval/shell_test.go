@@ -15,6 +15,7 @@ type part struct {
 	Redirect bool
 	Elevated bool
 	Wrappers string
+	Opaque   bool
 }
 
 func view(ps []Part) []part {
@@ -23,6 +24,7 @@ func view(ps []Part) []part {
 		out = append(out, part{
 			Argv: strings.Join(p.Argv, "|"), Env: strings.Join(p.Env, ","), Dynamic: p.Dynamic,
 			Redirect: p.Redirect, Elevated: p.Elevated, Wrappers: strings.Join(p.Wrappers, ","),
+			Opaque: p.Opaque != "",
 		})
 	}
 	return out
@@ -46,10 +48,10 @@ func TestParseShell(t *testing.T) {
 		{in: "a \\\n  b", want: []part{{Argv: "a|b"}}},
 		{in: "(cd sub; make) && ls", want: []part{{Argv: "cd|sub"}, {Argv: "make"}, {Argv: "ls"}}},
 		{in: "echo $(git push)", want: []part{{Argv: "git|push"}, {Argv: "echo|$(git push)", Dynamic: true}}},
-		{in: "echo \"$(rm -rf x)\"", want: []part{{Argv: "rm|-rf|x"}, {Argv: "echo|$(rm -rf x)", Dynamic: true}}},
-		{in: "echo `whoami`", want: []part{{Argv: "whoami"}, {Argv: "echo|`whoami`", Dynamic: true}}},
+		{in: "echo \"$(rm -rf x)\"", want: []part{{Argv: "rm|-rf|x"}, {Argv: `echo|"$(rm -rf x)"`, Dynamic: true}}},
+		{in: "echo `whoami`", want: []part{{Argv: "whoami"}, {Argv: "echo|$(whoami)", Dynamic: true}}},
 		{in: "echo $(a $(b))", want: []part{{Argv: "b"}, {Argv: "a|$(b)", Dynamic: true}, {Argv: "echo|$(a $(b))", Dynamic: true}}},
-		{in: "echo $HOME ${USER}", want: []part{{Argv: "echo|$HOME|${USER}", Dynamic: true}}},
+		{in: "echo $HOME ${USER}", want: []part{{Argv: "echo|$HOME|$USER", Dynamic: true}}},
 		{in: "ls *.go", want: []part{{Argv: "ls|*.go", Dynamic: true}}},
 		{in: "echo '$HOME'", want: []part{{Argv: "echo|$HOME"}}},
 		{in: "echo hi > out.txt", want: []part{{Argv: "echo|hi", Redirect: true}}},
@@ -81,28 +83,40 @@ func TestParseShell(t *testing.T) {
 		{in: "timeout 5 nice -n 2 env A=1 sudo bash -c 'git push'", want: []part{{Argv: "git|push", Env: "A", Elevated: true, Wrappers: "timeout,nice,env,sudo,bash -c"}}},
 		{in: "ls # a comment; rm -rf /", want: []part{{Argv: "ls"}}},
 		{in: "", want: []part{}},
-		{in: "cat <<EOF\nx\nEOF", unsupported: true},
-		{in: "if true; then ls; fi", unsupported: true},
-		{in: "for f in *; do rm $f; done", unsupported: true},
-		{in: "{ ls; }", unsupported: true},
-		{in: "echo $((1+2))", unsupported: true},
-		{in: "diff <(ls a) <(ls b)", unsupported: true},
+		// The maintained parser models what the old lexer refused: each
+		// simple command inside is a part of its own (issue 14 item 4).
+		{in: "cat <<EOF\nx $(rm y)\nEOF", want: []part{{Argv: "rm|y"}, {Argv: "cat"}}},
+		{in: "cat <<'EOF'\nx $(rm y)\nEOF", want: []part{{Argv: "cat"}}},
+		{in: "if true; then ls; fi", want: []part{{Argv: "true"}, {Argv: "ls"}}},
+		{in: "for f in *; do rm $f; done", want: []part{{Argv: "rm|$f", Dynamic: true}}},
+		{in: "while read l; do rm x; done < list", want: []part{{Argv: "read|l"}, {Argv: "rm|x"}}},
+		{in: "{ ls; } > out", want: []part{{Argv: "ls", Redirect: true}}},
+		{in: "! rm x", want: []part{{Argv: "rm|x", Wrappers: "!"}}},
+		{in: "time rm x", want: []part{{Argv: "rm|x", Wrappers: "time"}}},
+		{in: "echo $((1+2))", want: []part{{Argv: "echo|$((1+2))", Dynamic: true, Opaque: true}}},
+		{in: "diff <(ls a) <(ls b)", want: []part{{Argv: "ls|a"}, {Argv: "ls|b"}, {Argv: "diff|<(ls a)|<(ls b)", Dynamic: true}}},
+		{in: "X=1", want: []part{{Env: "X", Opaque: true}}},
+		{in: "bash -c", want: []part{{Argv: "bash|-c", Opaque: true}}},
+		{in: "bash -c \"$CMD\"", want: []part{{Argv: `bash|-c|"$CMD"`, Dynamic: true, Opaque: true}}},
+		{in: "eval \"$CMD\"", want: []part{{Argv: `eval|"$CMD"`, Dynamic: true, Opaque: true}}},
+		{in: "$X rm -rf /", want: []part{{Argv: "$X|rm|-rf|/", Dynamic: true, Opaque: true}}},
+		{in: "env -S 'git push'", want: []part{{Argv: "git|push", Wrappers: "env -c"}}},
+		{in: "sudo -i", want: []part{{Argv: "sudo|-i", Elevated: true}}},
+		{in: "timeout --weird 5 ls", want: []part{{Argv: "timeout|--weird|5|ls", Opaque: true}}},
+		{in: "echo $'\\x41'", want: []part{{Argv: `echo|$'\x41'`, Dynamic: true}}},
+		{in: "echo ${X:-$(rm x)}", want: []part{{Argv: "rm|x"}, {Argv: "echo|${X:-$(rm x)}", Dynamic: true}}},
+		{in: "echo ${!X}", want: []part{{Argv: "echo|${!X}", Dynamic: true, Opaque: true}}},
+		{in: "f() { ls; }", want: []part{{Argv: "ls"}}},
+		{in: "case x in a) ls;; esac", want: []part{{Argv: "ls"}}},
+		{in: "python3 -c 'print(1)'", want: []part{{Argv: "python3|-c|print(1)", Opaque: true}}},
+		{in: "python3 build.py", want: []part{{Argv: "python3|build.py"}}},
+		{in: "find . -name '*.o' -exec rm {} \\;", want: []part{{Argv: "rm|{}", Dynamic: true, Wrappers: "find -exec"}, {Argv: "find|.|-name|*.o|-exec|rm|{}|;"}}},
 		{in: "echo 'open", unsupported: true},
 		{in: "echo \"open", unsupported: true},
 		{in: "echo `open", unsupported: true},
 		{in: "echo $(open", unsupported: true},
 		{in: "ls )", unsupported: true},
 		{in: "(ls", unsupported: true},
-		{in: "X=1", unsupported: true},
-		{in: "bash -c", unsupported: true},
-		{in: "bash -c \"$CMD\"", unsupported: true},
-		{in: "env -S 'git push'", unsupported: true},
-		{in: "sudo -i", unsupported: true},
-		{in: "timeout --weird 5 ls", unsupported: true},
-		{in: "echo $'\\x41'", unsupported: true},
-		{in: "echo ${X:-$(rm x)}", unsupported: true},
-		{in: "f() { ls; }", unsupported: true},
-		{in: "case x in a) ls;; esac", unsupported: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
