@@ -1,11 +1,15 @@
 // Package redact removes secrets from text before it is persisted, exported
-// or logged: the values of secret environment variables of this process and
-// tokens in well-known formats become "[REDACTED:kind]".
+// or logged: the values AgentHub knows to be secret (registered with
+// [Redactor.Add], and secret environment variables of this process) and
+// secrets found by rules become "[REDACTED:kind]". The rules are gitleaks'
+// maintained default rule set (gitleaks.toml, interpreted by gitleaks.go)
+// after our own (rules.go), which catch secrets by the name they are
+// assigned to and the formats gitleaks leaves out.
 //
 // Invariants: redaction is idempotent (redacting twice equals once), never
 // fails and never panics; a Redactor is safe for concurrent use. The package
-// uses the standard library only and must not log, store or return the
-// secrets it knows.
+// uses the standard library only, and go-toml to read gitleaks.toml, and
+// must not log, store or return the secrets it knows.
 package redact
 
 import (
@@ -117,7 +121,7 @@ func (r *Redactor) Add(values ...string) {
 var markerText = func() string {
 	var b strings.Builder
 	b.WriteString(marker(KindEnv))
-	for _, r := range rules {
+	for _, r := range set.rules {
 		b.WriteString(marker(r.kind))
 	}
 	b.WriteString(marker(kindAttr))
@@ -149,16 +153,17 @@ func (r *Redactor) pass(s string) string {
 			s = rep.Replace(s)
 		}
 	}
-	// A private key block spans lines; every other format fits on one line,
-	// and short lines keep the regexp engine on its fast backtracking path.
-	s = rules[0].apply(s, s)
+	// A few formats span lines (a private key block); every other fits on
+	// one line, and short lines keep the regexp engine on its fast
+	// backtracking path.
 	if !strings.Contains(s, "\n") {
-		return applyLine(s)
+		return set.redactText(s, allRules)
 	}
+	s = set.redactText(s, wholeRules)
 	lines := strings.SplitAfter(s, "\n")
 	changed := false
 	for i, ln := range lines {
-		if out := applyLine(ln); out != ln {
+		if out := set.redactText(ln, lineRules); out != ln {
 			lines[i], changed = out, true
 		}
 	}
@@ -166,16 +171,6 @@ func (r *Redactor) pass(s string) string {
 		return s
 	}
 	return strings.Join(lines, "")
-}
-
-func applyLine(s string) string {
-	lower := strings.ToLower(s)
-	for i := 1; i < len(rules); i++ {
-		if next := rules[i].apply(s, lower); next != s {
-			s, lower = next, strings.ToLower(next)
-		}
-	}
-	return s
 }
 
 // Bytes is [Redactor.String] for byte slices. It returns b itself when

@@ -6,36 +6,50 @@ import (
 	"strings"
 )
 
-// The token formats below follow the rules of gitleaks' config/gitleaks.toml
-// (https://github.com/gitleaks/gitleaks, MIT License, Copyright (c) 2019
-// Zachary Rice). The expressions are written for this package: narrower
-// where gitleaks relies on its own entropy and allow-list passes, and with
-// the secret in group 1 where a prefix (a header name, a key name) must stay
-// readable.
+// Our own rules come first; gitleaks' default rule set (gitleaks.go) runs
+// after them, on the same lines. Ours cover what gitleaks, built to scan
+// repositories, leaves out: a secret by the name it is assigned to
+// (POSTGRES_PASSWORD=…, db_password = "…", AccountKey=…;), passwords in URLs
+// and .pgpass and .netrc lines, command-line flags, and private key blocks
+// split across JSON strings (json.go). Several token formats follow
+// gitleaks' config/gitleaks.toml (MIT License, Copyright (c) 2019 Zachary
+// Rice) with the secret in group 1 where a prefix (a header name, a key
+// name) must stay readable; they keep their kinds ("github_token") stable
+// for the markers already stored.
 
-// rule is one token format.
+// rule is one secret format.
 type rule struct {
 	kind     string
-	keywords []string // one must occur before the expression runs (a cheap prefilter)
-	fold     bool     // keywords are matched case-insensitively
+	keywords []string // one must occur (any case) before the expression runs: a cheap prefilter
 	re       *regexp.Regexp
 	group    int               // the submatch that is the secret; 0 = the whole match
 	check    func(string) bool // optional filter on the secret, against false positives
+
+	// gitleaks rules: with autoGroup the secret is the first non-empty
+	// submatch (or the whole match), as gitleaks takes it; entropy > 0
+	// requires more Shannon entropy than that; allow are the rule's
+	// allow-lists, and the global one applies too.
+	gitleaks  bool
+	autoGroup bool
+	entropy   float64
+	allow     []allowlist
+	lead      int // see stripLead
+
+	// pre, if set, must accept the line before the expression runs: the
+	// prefilter of a rule without keywords.
+	pre func(string) bool
+
+	// anywhere: the match need not start at a word boundary.
+	anywhere bool
+
+	// wholeText: the expression can cross lines, so it runs on the whole
+	// text rather than line by line.
+	wholeText bool
 }
 
-// A leading \b would keep Go's regexp from scanning for the literal prefix
-// (a 100x slowdown), so the word boundary before a match is checked here.
-func boundaryBefore(s string, i int) bool {
-	return i == 0 || !isWordByte(s[i-1])
-}
-
-func isWordByte(c byte) bool {
-	return c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
-}
-
-// rules run in order: specific formats before generic ones, so a generic
-// rule only sees what the specific ones left. The private key rule must stay
-// first: it is the only one applied to whole texts rather than lines.
+// rules are ours, most specific first (a secret two rules find gets the
+// earlier one's kind). The private key rule must stay first: it is the only
+// one of ours applied to whole texts rather than lines.
 var rules = []rule{
 	{
 		kind: "private_key", keywords: []string{"PRIVATE KEY"},
@@ -46,7 +60,7 @@ var rules = []rule{
 		re: regexp.MustCompile(`(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b`),
 	},
 	{
-		kind: "aws_secret_key", keywords: []string{"aws"}, fold: true,
+		kind: "aws_secret_key", keywords: []string{"aws"},
 		re:    regexp.MustCompile(`(?i)aws_?secret_?(?:access_?)?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`),
 		group: 1,
 	},
@@ -102,11 +116,11 @@ var rules = []rule{
 	},
 	{
 		kind: "url_password", keywords: []string{"://"},
-		re:    regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@\[\]]+:([^/\s@\[\]]{3,})@`),
+		re:    regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@\[\]]*:([^/\s@\[\]]{3,})@`),
 		group: 1,
 	},
 	{
-		kind: "bearer", keywords: []string{"authorization"}, fold: true,
+		kind: "bearer", keywords: []string{"authorization"},
 		re:    regexp.MustCompile(`(?i)\bauthorization["']?\s*[:=]\s*["']?(?:bearer|token|basic)\s+([A-Za-z0-9._~+/-]{8,}=*)`),
 		group: 1,
 	},
@@ -116,11 +130,103 @@ var rules = []rule{
 		group: 1, check: digitAndLetter,
 	},
 	{
-		kind: "generic_secret", fold: true,
-		keywords: []string{"key", "token", "secret", "password", "passwd"},
-		re:       regexp.MustCompile(`(?i)\b(?:x-api-key|api[_-]?key|access[_-]?token|auth[_-]?token|secret[_-]?key|client[_-]?secret|password|passwd)["']?\s*[:=]\s*["']?([A-Za-z0-9_~+/=-]{12,})`),
-		group:    1, check: highEntropy,
+		// A value assigned to a name that holds a secret word, wherever the
+		// word is in the name (POSTGRES_PASSWORD, MY_SERVICE_API_KEY,
+		// _authToken, AccountKey) and whatever the syntax: .env, YAML, JSON,
+		// TOML, shell, logfmt, properties, PHP define(…, …). The expression
+		// starts at the word, not at the start of the name: a leading run of
+		// name characters would make it ten times slower.
+		kind: "generic_secret", anywhere: true,
+		keywords: []string{"passw", "pwd", "secret", "token", "key", "credential"},
+		re: regexp.MustCompile(`(?i)(?:passw(?:or)?d|pwd|secret|token|api[_.-]?key|access[_.-]?key|private[_.-]?key|` +
+			`account[_.-]?key|auth[_.-]?key|signing[_.-]?key|encryption[_.-]?key|master[_.-]?key|credentials?)` +
+			`[a-z0-9_.-]*` + assignedValue),
+		group: 1, check: assignedSecret,
 	},
+	{
+		// The same for names that end in "pass" (SMTP_PASS) …
+		kind: "generic_secret", anywhere: true, keywords: []string{"pass"},
+		re:    regexp.MustCompile(`(?i)[_.-]pass` + assignedValue),
+		group: 1, check: assignedSecret,
+	},
+	{
+		// … or are "pass" or "auth" ("auth": "dXNlcjpwYXNz" in a Docker
+		// config).
+		kind: "generic_secret", keywords: []string{"pass", "auth"},
+		re:    regexp.MustCompile(`(?i)(?:pass|auth)` + assignedValue),
+		group: 1, check: assignedSecret,
+	},
+	{
+		// A secret word as a command-line flag with its value after a
+		// space: --token x, --password x, --access-token x.
+		kind: "generic_secret", keywords: []string{"--"},
+		re: regexp.MustCompile(`(?i)--?[a-z0-9-]*(?:token|passw(?:or)?d|secret|api-?key)[ \t]+["']?` +
+			`([A-Za-z0-9!#$%&*+./?@^_|~=-]{8,})`),
+		group: 1, check: assignedSecret,
+	},
+	{
+		// XML and config files naming the secret in one attribute and
+		// holding it in the next: <add key="ApiSecret" value="…"/>.
+		kind: "generic_secret", keywords: []string{"value="},
+		re:    regexp.MustCompile(`(?i)(?:key|name)="[^"]*(?:passw(?:or)?d|secret|token|api[_.-]?key)[^"]*"\s+value="([^"\s]{8,})"`),
+		group: 1, check: assignedSecret,
+	},
+	{
+		// A .netrc entry: machine host login user password secret.
+		kind: "netrc_password", keywords: []string{"password"},
+		re:    regexp.MustCompile(`(?i)\bmachine\s+\S+\s+(?:login\s+\S+\s+)?password\s+(\S{4,})`),
+		group: 1,
+	},
+	{
+		// A .pgpass line, host:port:database:user:password, alone on its
+		// line or inside a quoted string.
+		kind: "pgpass_password", pre: func(s string) bool { return strings.Count(s, ":") >= 4 },
+		re: regexp.MustCompile(`(?:^|[\s"'\x60])[A-Za-z0-9_.*-]+:(?:[0-9]{1,5}|\*):[^:\s"'\x60]+:[^:\s"'\x60]+:` +
+			`([^\s"'\x60]{4,})(?:[\s"'\x60]|$)`),
+		group: 1, anywhere: true,
+	},
+	{
+		kind: "telegram_bot_token", keywords: []string{":aa"}, anywhere: true, // in a URL: …/bot<token>/
+		re: regexp.MustCompile(`[0-9]{8,10}:AA[0-9A-Za-z_-]{33}\b`),
+	},
+	{
+		kind: "doppler_token", keywords: []string{"dp."},
+		re: regexp.MustCompile(`dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_-]{2,35}\.)?[A-Za-z0-9]{40,44}\b`),
+	},
+}
+
+// assignedValue follows a secret's name: an optional closing quote, an
+// assignment (=, :, :=, =>, or the comma of define('NAME', 'value')), an
+// optional opening quote, and the value (group 1), which must not be
+// followed by "(": a function call is code, not a value.
+const assignedValue = `["'\x60]?[ \t]{0,3}(?::=|=>|=|:|,)[ \t]{0,3}["'\x60]?` +
+	`([A-Za-z0-9!#$%&*+./?@^_|~=-]{8,})(?:[^A-Za-z0-9!#$%&*+./?@^_|~=(-]|$)`
+
+// assignedSecret tells a secret value from configuration that happens to
+// sit under a secret-sounding name: placeholders (${X}, $X, %X%, <x>,
+// ****), words without digits (token_type: Bearer, password: required),
+// numbers (max_tokens: 4096), URLs and paths, and short versions.
+func assignedSecret(v string) bool {
+	switch {
+	case len(v) < 8,
+		strings.HasPrefix(v, "$"), strings.HasPrefix(v, "%"), strings.HasPrefix(v, "/"),
+		strings.HasPrefix(v, "~/"), strings.HasPrefix(v, "./"), strings.HasPrefix(v, "../"),
+		strings.Contains(v, "://"), strings.Trim(v, "*xX.-_#") == "":
+		return false
+	}
+	lower := strings.ContainsAny(v, "abcdefghijklmnopqrstuvwxyz")
+	upper := strings.ContainsAny(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+	digits := strings.ContainsAny(v, "0123456789")
+	symbols := strings.ContainsAny(v, "!#$%&*+?@^|~=")
+	h := shannon(v)
+	switch {
+	case !lower && !upper:
+		return false
+	case digits || (symbols && len(v) >= 12):
+		return h >= 2.5
+	}
+	// Letters only: a random token in mixed case, not an identifier.
+	return lower && upper && len(v) >= 16 && h >= 3.5
 }
 
 func digitAndLetter(s string) bool {
@@ -128,65 +234,38 @@ func digitAndLetter(s string) bool {
 		strings.ContainsAny(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 }
 
-// highEntropy keeps ordinary identifiers (apiKeyFromConfig) out of the
-// generic rule: the value needs digits and letters and about 3 bits of
-// Shannon entropy per character, as random tokens have.
-func highEntropy(s string) bool {
-	if !digitAndLetter(s) {
-		return false
+// shannon is the Shannon entropy of s in bits per byte, as gitleaks
+// computes it (per rune; the secrets it is used on are ASCII).
+func shannon(s string) float64 {
+	if s == "" {
+		return 0
 	}
-	var counts [256]int
-	for i := 0; i < len(s); i++ {
-		counts[s[i]]++
+	var ascii [128]int
+	var other map[rune]int
+	for _, c := range s {
+		if c < 128 {
+			ascii[c]++
+			continue
+		}
+		if other == nil {
+			other = map[rune]int{}
+		}
+		other[c]++
 	}
 	h := 0.0
-	for _, c := range counts {
+	add := func(c int) {
 		if c > 0 {
 			p := float64(c) / float64(len(s))
 			h -= p * math.Log2(p)
 		}
 	}
-	return h >= 3.0
-}
-
-// apply replaces every match of r in s.
-func (r *rule) apply(s, lower string) string {
-	if !r.hasKeyword(s, lower) {
-		return s
+	for _, c := range ascii {
+		add(c)
 	}
-	matches := r.re.FindAllStringSubmatchIndex(s, -1)
-	if matches == nil {
-		return s
+	for _, c := range other {
+		add(c)
 	}
-	var b strings.Builder
-	last := 0
-	for _, m := range matches {
-		start, end := m[2*r.group], m[2*r.group+1]
-		if start < 0 || !boundaryBefore(s, m[0]) || (r.check != nil && !r.check(s[start:end])) {
-			continue
-		}
-		b.WriteString(s[last:start])
-		b.WriteString(marker(r.kind))
-		last = end
-	}
-	if last == 0 {
-		return s
-	}
-	b.WriteString(s[last:])
-	return b.String()
-}
-
-func (r *rule) hasKeyword(s, lower string) bool {
-	hay := s
-	if r.fold {
-		hay = lower
-	}
-	for _, k := range r.keywords {
-		if strings.Contains(hay, k) {
-			return true
-		}
-	}
-	return false
+	return h
 }
 
 func marker(kind string) string { return "[REDACTED:" + kind + "]" }
