@@ -49,6 +49,13 @@ func Open(root string) (*Repo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open repository: %w", err)
 	}
+	wt, err := r.Worktree()
+	if err != nil {
+		return nil, fmt.Errorf("open repository: %w", err)
+	}
+	if r, err = gogit.Open(r.Storer, nonBlockingFS{wt.Filesystem}); err != nil {
+		return nil, fmt.Errorf("open repository: %w", err)
+	}
 	return &Repo{root: root, repo: r}, nil
 }
 

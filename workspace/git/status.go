@@ -141,7 +141,10 @@ func classify(root *os.Root, p string, head *object.TreeEntry, c candidate, trus
 	if err != nil {
 		return f, false, err
 	}
-	onDisk := fi != nil && !fi.IsDir() // a directory is never a file: its files are candidates of their own
+	// A directory is never a file: its files are candidates of their own.
+	// Nor is a FIFO, socket or device: git does not track them, and opening
+	// one could block.
+	onDisk := fi != nil && (fi.Mode().IsRegular() || fi.Mode()&fs.ModeSymlink != 0)
 	switch {
 	case head == nil && !onDisk:
 		return f, false, nil
@@ -182,11 +185,18 @@ func diskBlob(root *os.Root, p string, fi fs.FileInfo) (plumbing.Hash, filemode.
 	if fi.Mode().Perm()&0o111 != 0 {
 		mode = filemode.Executable
 	}
-	f, err := root.Open(p)
+	// Non-blocking: a FIFO swapped in after the lstat must not block the
+	// open; it is refused on the open handle.
+	f, err := root.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return plumbing.ZeroHash, 0, err
 	}
 	defer f.Close()
+	if ofi, err := f.Stat(); err != nil {
+		return plumbing.ZeroHash, 0, err
+	} else if !os.SameFile(fi, ofi) {
+		return plumbing.ZeroHash, 0, fmt.Errorf("%s changed while it was read", p)
+	}
 	h := plumbing.NewHasher(plumbing.BlobObject, fi.Size())
 	if _, err := io.Copy(h, f); err != nil {
 		return plumbing.ZeroHash, 0, err

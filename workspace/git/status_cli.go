@@ -16,8 +16,10 @@ import (
 // so whoever may start them passes a Runner in.
 type Runner func(ctx context.Context, dir string, env, args []string) ([]byte, error)
 
-// cliTimeout bounds one CLI status; past it [Repo.Status] falls back to go-git.
-const cliTimeout = 2 * time.Minute
+// cliTimeout bounds one CLI status; past it [Repo.Status] falls back to go-git
+// (a variable for the tests). The git CLI blocks in open(2) on a FIFO where a
+// .gitignore is expected; go-git, which AgentHub opens non-blocking, does not.
+var cliTimeout = 2 * time.Minute
 
 var defaultRunner atomic.Pointer[Runner]
 
