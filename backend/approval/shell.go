@@ -87,10 +87,15 @@ func ParseShell(s string) Parsed {
 	return Parsed{Parts: w.parts}
 }
 
+// maxShellWork bounds the words the unwrapping looks at in all (nested
+// find -exec or wrappers would otherwise cost quadratic time).
+const maxShellWork = 200_000
+
 // walker collects the parts of a parsed script.
 type walker struct {
 	parts []Part
 	fail  string
+	work  int
 }
 
 func (w *walker) failf(reason string) {

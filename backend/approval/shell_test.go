@@ -117,6 +117,7 @@ func TestParseShell(t *testing.T) {
 		{in: "echo $(open", unsupported: true},
 		{in: "ls )", unsupported: true},
 		{in: "(ls", unsupported: true},
+		{in: strings.Repeat("find . -exec ", 3000) + "rm x", unsupported: true}, // quadratic work is refused
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {

@@ -56,6 +56,10 @@ var versionedRE = regexp.MustCompile(`^(python[23]?|pypy3?|perl|ruby|lua|php|nod
 // parts they run. A wrapper it cannot see through leaves an opaque part.
 func (w *walker) unwrap(p Part, depth int) {
 	for steps := 0; len(p.Argv) > 0 && p.Opaque == ""; steps++ {
+		if w.work += len(p.Argv) + len(p.seen); w.work > maxShellWork {
+			w.failf("command too complex")
+			return
+		}
 		if p.dyn[0] {
 			p.Opaque = "the command word is an expansion (" + p.Argv[0] + ")"
 			break
