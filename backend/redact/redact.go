@@ -16,9 +16,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"sort"
 	"strings"
-	"sync"
 )
 
 // MinSecretLen is the shortest environment value treated as a secret;
@@ -30,9 +28,7 @@ const KindEnv = "env"
 
 // Redactor replaces known secret values and token formats.
 type Redactor struct {
-	mu       sync.RWMutex
-	values   map[string]bool
-	replacer *strings.Replacer // values, longest first
+	own knownSet // values given to Add, beside the registered ones
 }
 
 // New returns a Redactor that knows the values of the process environment's
@@ -47,7 +43,7 @@ func NewFromEnviron(environ []string, envNames ...string) *Redactor {
 	for _, n := range envNames {
 		extra[n] = true
 	}
-	r := &Redactor{values: map[string]bool{}}
+	r := &Redactor{}
 	var vals []string
 	for _, kv := range environ {
 		name, value, ok := strings.Cut(kv, "=")
@@ -88,33 +84,13 @@ func SecretName(name string) bool {
 	return false
 }
 
-// Add registers more secret values, such as an API key read from the
-// keychain. Values shorter than [MinSecretLen], and values that occur in a
-// redaction marker (which would break idempotence), are ignored.
+// Add registers more secret values with this Redactor only, such as an
+// API key read from the keychain, with their encoded forms (see
+// [Register], which registers them with every Redactor). Values shorter
+// than [MinSecretLen], and values that occur in a redaction marker (which
+// would break idempotence), are ignored.
 func (r *Redactor) Add(values ...string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, v := range values {
-		if len(v) < MinSecretLen || strings.Contains(markerText, v) || r.values[v] {
-			continue
-		}
-		r.values[v] = true
-	}
-	all := make([]string, 0, len(r.values))
-	for v := range r.values {
-		all = append(all, v)
-	}
-	sort.Slice(all, func(i, j int) bool {
-		if len(all[i]) != len(all[j]) {
-			return len(all[i]) > len(all[j])
-		}
-		return all[i] < all[j]
-	})
-	pairs := make([]string, 0, 2*len(all))
-	for _, v := range all {
-		pairs = append(pairs, v, marker(KindEnv))
-	}
-	r.replacer = strings.NewReplacer(pairs...)
+	r.own.add(values)
 }
 
 // markerText holds every marker, so Add can refuse values hidden in them.
@@ -145,13 +121,9 @@ func (r *Redactor) String(s string) string {
 }
 
 func (r *Redactor) pass(s string) string {
+	s = registry.replace(s)
 	if r != nil {
-		r.mu.RLock()
-		rep := r.replacer
-		r.mu.RUnlock()
-		if rep != nil {
-			s = rep.Replace(s)
-		}
+		s = r.own.replace(s)
 	}
 	// A few formats span lines (a private key block); every other fits on
 	// one line, and short lines keep the regexp engine on its fast
