@@ -10,6 +10,7 @@ import (
 	"agenthub/backend/engine"
 	"agenthub/backend/mcp"
 	"agenthub/backend/profile"
+	"agenthub/backend/redact"
 	"agenthub/backend/runtime/acp"
 	"agenthub/backend/runtime/claude"
 	"agenthub/backend/runtime/codex"
@@ -156,7 +157,11 @@ func keyOf(p profile.Profile) string {
 	if p.KeyEnv == "" {
 		return ""
 	}
-	return os.Getenv(p.KeyEnv)
+	key := os.Getenv(p.KeyEnv)
+	// Masked wherever it shows up, also when it has no known format (a
+	// local gateway's token) and the variable's name does not say secret.
+	redact.Register(key)
+	return key
 }
 
 // withRuntimeTools adds the proxy tools of external runtimes (Claude Code's

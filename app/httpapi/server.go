@@ -12,6 +12,7 @@ import (
 
 	"agenthub/app/api"
 	"agenthub/backend"
+	"agenthub/backend/redact"
 )
 
 // Server serves the facades, the event streams and the frontend.
@@ -31,6 +32,7 @@ type Server struct {
 
 // New builds a server over core; assets is the built frontend (dist).
 func New(core *api.Core, assets fs.FS, events EventSource, token string) *Server {
+	redact.Register(token) // a model or a command that prints it is masked
 	return &Server{
 		core: core, token: token, assets: assets, events: events,
 		system: api.NewSystemAPI(core), workspaces: api.NewWorkspacesAPI(core), settings: api.NewSettingsAPI(core),

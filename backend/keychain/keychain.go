@@ -16,6 +16,7 @@ import (
 	"github.com/zalando/go-keyring"
 
 	"agenthub/backend"
+	"agenthub/backend/redact"
 )
 
 // Ref names one keychain entry: "service/account".
@@ -60,5 +61,8 @@ func Get(r Ref) (string, error) {
 		return "", &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "keychain",
 			Message: fmt.Sprintf("The OS keychain entry %s is empty.", r), Next: "Store the API key in it."}
 	}
+	// Every value read from the keychain is a secret: masked by every
+	// redactor from now on (events, messages, tool results, logs).
+	redact.Register(key)
 	return key, nil
 }

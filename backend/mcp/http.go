@@ -10,6 +10,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"agenthub/backend/keychain"
+	"agenthub/backend/redact"
 )
 
 // Header is one HTTP header sent to a Streamable HTTP server. Its value is
@@ -32,6 +33,7 @@ func (h Header) value() (string, error) {
 		if !ok || v == "" {
 			return "", fmt.Errorf("header %s: the environment variable %s is not set", h.Name, h.Env)
 		}
+		redact.Register(v) // a header value is a credential: masked wherever it shows up
 		return v, nil
 	case h.Keychain != "":
 		ref, err := keychain.ParseRef(h.Keychain)
