@@ -134,12 +134,21 @@ type Summary struct {
 	ABI      int      `json:"abi,omitempty"`
 	Reads    []string `json:"reads,omitempty"`
 	Writes   []string `json:"writes,omitempty"`
-	// Network is "none", "any", "tcp ports 443, 8080", or "not restricted"
-	// with the reason in Reason (a kernel before Landlock ABI 4).
-	Network string `json:"network,omitempty"`
+	// Network is one of the Net values; Ports are the TCP ports of
+	// NetPorts.
+	Network string   `json:"network,omitempty"`
+	Ports   []uint16 `json:"ports,omitempty"`
 	// Reason says what is not confined and why ("kernel lacks Landlock").
 	Reason string `json:"reason,omitempty"`
 }
+
+// Summary.Network values.
+const (
+	NetNone         = "none"           // no TCP connect or bind
+	NetAny          = "any"            // network access was approved
+	NetPorts        = "ports"          // TCP connect to Ports only
+	NetUnrestricted = "not restricted" // the kernel cannot restrict TCP
+)
 
 // Text is the summary on one line, in English, for logs and the CLI.
 func (s Summary) Text() string {
@@ -152,7 +161,15 @@ func (s Summary) Text() string {
 		}
 		return strings.Join(l, ", ")
 	}
-	t := "writes: " + list(s.Writes) + "; reads: " + list(s.Reads) + "; network: " + s.Network
+	network := s.Network
+	if s.Network == NetPorts {
+		ports := make([]string, len(s.Ports))
+		for i, p := range s.Ports {
+			ports[i] = strconv.Itoa(int(p))
+		}
+		network = "tcp ports " + strings.Join(ports, ", ")
+	}
+	t := "writes: " + list(s.Writes) + "; reads: " + list(s.Reads) + "; network: " + network
 	if s.Reason != "" {
 		t += " (" + s.Reason + ")"
 	}
@@ -174,18 +191,14 @@ func Describe(r Rules, s Support) Summary {
 	}
 	switch {
 	case r.Network.Any:
-		out.Network = "any"
+		out.Network = NetAny
 	case s.ABI < 4:
-		out.Network = "not restricted"
+		out.Network = NetUnrestricted
 		out.Reason = "Landlock ABI " + strconv.Itoa(s.ABI) + " cannot restrict TCP (4 can)"
 	case len(r.Network.ConnectTCP) == 0:
-		out.Network = "none"
+		out.Network = NetNone
 	default:
-		ports := make([]string, len(r.Network.ConnectTCP))
-		for i, p := range r.Network.ConnectTCP {
-			ports[i] = strconv.Itoa(int(p))
-		}
-		out.Network = "tcp ports " + strings.Join(ports, ", ")
+		out.Network, out.Ports = NetPorts, slices.Clone(r.Network.ConnectTCP)
 	}
 	return out
 }
