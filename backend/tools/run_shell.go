@@ -16,6 +16,7 @@ import (
 
 	"agenthub/backend"
 	"agenthub/backend/approval"
+	"agenthub/backend/confine"
 	"agenthub/backend/proc"
 )
 
@@ -67,6 +68,8 @@ type shellPreview struct {
 	Env            []string          `json:"env"`
 	SetEnv         map[string]string `json:"setEnv,omitempty"`
 	TimeoutSeconds int               `json:"timeoutSeconds"`
+	// Confinement is what the operating system lets the command do.
+	Confinement confine.Summary `json:"confinement"`
 }
 
 // Action describes every valid call for the gate. Invalid arguments need no
@@ -92,6 +95,9 @@ type Shell struct {
 	// any other name is an error.
 	Env            map[string]string
 	TimeoutSeconds int // zero means the default, 120; at most 600
+	// Network lets the command use TCP; without it the confinement refuses
+	// every TCP connect and bind (where the kernel can).
+	Network bool
 }
 
 // ShellEnvNames is the environment allow-list of a command.
@@ -122,13 +128,17 @@ func (sh Shell) Action() (*backend.GatedAction, error) {
 	}
 	timeout := shellTimeout(shellArgs{TimeoutSeconds: sh.TimeoutSeconds})
 	preview, err := json.Marshal(shellPreview{Command: sh.Command, Shell: shellPath + " -c", Cwd: sh.cwd(),
-		Env: shellEnvNames, SetEnv: sh.Env, TimeoutSeconds: timeout})
+		Env: shellEnvNames, SetEnv: sh.Env, TimeoutSeconds: timeout,
+		Confinement: confine.Describe(sh.confinement(".", os.Getenv("PATH")), confine.Probe())})
 	if err != nil {
 		return nil, fmt.Errorf("%s: preview: %w", RunShell, err)
 	}
 	subj := map[string]any{"kind": string(backend.ActionShell), "command": sh.Command, "cwd": sh.cwd()}
 	if len(sh.Env) > 0 {
 		subj["env"] = sh.Env
+	}
+	if sh.Network {
+		subj["network"] = true
 	}
 	subject, err := json.Marshal(subj)
 	if err != nil {
@@ -157,13 +167,21 @@ func (sh Shell) Start(ctx context.Context, root string, tee io.Writer) (*proc.Pr
 			env[i] = name + "=" + v
 		}
 	}
+	rules := sh.confinement(root, proc.LoginPath(ctx))
 	p, err := proc.Start(ctx, proc.Spec{Path: shellPath, Args: []string{"-c", sh.Command},
 		Dir: filepath.Join(root, filepath.FromSlash(sh.cwd())), Env: env, Timeout: sh.timeout(),
-		MaxOutput: maxShellOutput, Tee: tee})
+		MaxOutput: maxShellOutput, Tee: tee, Confine: &rules})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s", RunShell, newScrubber(root).text(err.Error()))
 	}
 	return p, nil
+}
+
+// confinement is what the command may do: write the workspace and a
+// private temp dir, read the system, its tools and the workspace, and use
+// TCP only when Network says so (backend/confine).
+func (sh Shell) confinement(root, path string) confine.Rules {
+	return confine.ForCommand(root, path, homeDir(), confine.Network{Any: sh.Network})
 }
 
 func (sh Shell) timeout() time.Duration {

@@ -31,7 +31,7 @@ func TestRunShellAction(t *testing.T) {
 	var pv shellPreview
 	mustJSON(t, a.Preview, &pv)
 	want := shellPreview{Command: "go test ./...", Shell: "/bin/sh -c", Cwd: ".", Env: []string{"HOME", "LANG", "PATH", "TERM"},
-		TimeoutSeconds: 30}
+		TimeoutSeconds: 30, Confinement: wantConfinement()}
 	if diff := cmp.Diff(want, pv); diff != "" {
 		t.Errorf("preview (-want +got):\n%s", diff)
 	}

@@ -1,0 +1,63 @@
+package tools
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"agenthub/backend/confine"
+)
+
+// wantConfinement is what the approval of a command shows on this kernel.
+func wantConfinement() confine.Summary {
+	s := confine.Probe()
+	if s.ABI < 1 {
+		return confine.Summary{Reason: s.Reason}
+	}
+	want := confine.Summary{Confined: true, ABI: s.ABI,
+		Reads:  []string{confine.LabelSystem, confine.LabelDevices, confine.LabelTools, confine.LabelGitConfig, confine.LabelWorkspace},
+		Writes: []string{confine.LabelWorkspace, confine.LabelTemp}, Network: confine.NetNone}
+	if s.ABI < 4 {
+		want.Network, want.Reason = confine.NetUnrestricted, "Landlock ABI "+strconv.Itoa(s.ABI)+" cannot restrict TCP (4 can)"
+	}
+	return want
+}
+
+// TestRunShellIsConfined: an approved command whose argument a hostile
+// model chose writes in the workspace and its private temp dir only; a
+// write beside the workspace and a read of a sibling's file fail with
+// EACCES, whatever the parser made of the command.
+func TestRunShellIsConfined(t *testing.T) {
+	if confine.Probe().ABI < 1 {
+		t.Skip("no Landlock on this kernel; the unconfined path is backend/proc's TestConfinementSwitchedOff")
+	}
+	f := newFixture(t)
+	outside := filepath.Join(filepath.Dir(f.root), "outside-"+filepath.Base(f.root))
+	if err := os.Mkdir(outside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(outside) })
+	secret := filepath.Join(outside, "secret.txt")
+	if err := os.WriteFile(secret, []byte("s3cret"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := `echo in > inside.txt; echo t > "$TMPDIR/t" && echo temp-ok; eval "echo pwned > ` + secret + `"; cat ` + secret + `; true`
+	res := f.execute(t, RunShell, `{"command":`+quoteJSON(cmd)+`}`)
+	if strings.Contains(res.Content, "s3cret") || !strings.Contains(res.Content, "temp-ok") ||
+		strings.Count(res.Content, "Permission denied") != 2 {
+		t.Fatalf("result:\n%s", res.Content)
+	}
+	if b, _ := os.ReadFile(secret); string(b) != "s3cret" {
+		t.Errorf("the file outside the workspace holds %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(f.root, "inside.txt")); string(b) != "in\n" {
+		t.Errorf("inside.txt holds %q", b)
+	}
+}
+
+func quoteJSON(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
+	return `"` + r.Replace(s) + `"`
+}
