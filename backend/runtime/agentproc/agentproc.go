@@ -11,10 +11,15 @@ package agentproc
 import (
 	"context"
 	"fmt"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"agenthub/backend"
+	"agenthub/backend/confine"
 	"agenthub/backend/proc"
 	"agenthub/backend/runtime/rawlog"
 	"agenthub/backend/scrub"
@@ -30,17 +35,110 @@ type Spec struct {
 	Stdin bool
 	Raw   *rawlog.Log                 // keeps every stdout line; closed when the start fails
 	Lines func(line []byte, cut bool) // the adapter's reader, on proc's output goroutine, in line order
+
+	// ModelURL is the model endpoint the CLI talks to: its TCP port is the
+	// only one the CLI may connect to. Empty means the endpoints the
+	// environment names (ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL, any
+	// *_BASE_URL); with none, the CLI's TCP is unrestricted.
+	ModelURL string
+	// Read and Write are more paths the CLI may read, or read and write,
+	// beyond [Confinement]'s.
+	Read, Write []confine.Dir
+}
+
+// Confinement is what the CLI and every command it runs may do: write the
+// workspace, its own state dir (the HOME its environment names) and a
+// private temp dir; read the system, the tools on its PATH, its install
+// dir and the workspace; connect over TCP only to the model's port (and a
+// proxy's, when the environment names one).
+func (s Spec) Confinement() confine.Rules {
+	env := map[string]string{}
+	for _, kv := range s.Env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = v
+		}
+	}
+	read := append(confine.System(), confine.PathDirs(env["PATH"])...)
+	read = append(read, installDirs(s.Path)...)
+	read = append(read, confine.Dir{Path: s.Dir, Label: confine.LabelWorkspace})
+	write := []confine.Dir{{Path: s.Dir, Label: confine.LabelWorkspace}}
+	if home := env["HOME"]; filepath.IsAbs(home) {
+		write = append(write, confine.Dir{Path: home, Label: confine.LabelState})
+	}
+	r := confine.Rules{Read: append(read, s.Read...), Write: append(write, s.Write...), PrivateTemp: true,
+		Network: confine.Network{Any: true}}
+	var ports []uint16
+	if port := urlPort(s.ModelURL); port != 0 {
+		ports = append(ports, port)
+	} else {
+		for _, kv := range s.Env {
+			if k, v, _ := strings.Cut(kv, "="); strings.HasSuffix(k, "_BASE_URL") && urlPort(v) != 0 {
+				ports = append(ports, urlPort(v))
+			}
+		}
+	}
+	if len(ports) > 0 {
+		for _, name := range []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"} {
+			if p := urlPort(env[name]); p != 0 {
+				ports = append(ports, p)
+			}
+		}
+		r.Network = confine.Network{ConnectTCP: ports}
+	}
+	return r
+}
+
+// installDirs are the directories a CLI's program needs to read: where it
+// is linked from and where it really lives, up to the node_modules
+// directory of an npm package (its dependencies and native binaries).
+func installDirs(path string) []confine.Dir {
+	out := []confine.Dir{{Path: filepath.Dir(path), Label: confine.LabelInstall}}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return out
+	}
+	dir := filepath.Dir(real)
+	for d := dir; d != filepath.Dir(d); d = filepath.Dir(d) {
+		if filepath.Base(d) == "node_modules" {
+			dir = d
+			break
+		}
+	}
+	return append(out, confine.Dir{Path: dir, Label: confine.LabelInstall})
+}
+
+// urlPort is the TCP port of an http(s) URL, 0 when it is none.
+func urlPort(raw string) uint16 {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return 0
+	}
+	if p := u.Port(); p != "" {
+		n, err := strconv.ParseUint(p, 10, 16)
+		if err != nil {
+			return 0
+		}
+		return uint16(n)
+	}
+	switch u.Scheme {
+	case "https":
+		return 443
+	case "http":
+		return 80
+	}
+	return 0
 }
 
 // maxOutput bounds the stderr kept of a CLI (stdout goes to Lines).
 const maxOutput = 256 << 10
 
-// Start starts the CLI in its own process group. A CLI that cannot be
-// started is runtime_unavailable.
+// Start starts the CLI in its own process group, confined (see
+// [Spec.Confinement]). A CLI that cannot be started is runtime_unavailable.
 func Start(spec Spec) (*proc.Process, error) {
 	read := spec.Lines
+	rules := spec.Confinement()
 	p, err := proc.Start(context.Background(), proc.Spec{Path: spec.Path, Args: spec.Args, Dir: spec.Dir,
-		Env: spec.Env, Stdin: spec.Stdin, MaxOutput: maxOutput, Lines: func(b []byte, cut bool) {
+		Env: spec.Env, Stdin: spec.Stdin, MaxOutput: maxOutput, Confine: &rules, Lines: func(b []byte, cut bool) {
 			spec.Raw.Write(b, cut)
 			read(b, cut)
 		}})
