@@ -44,6 +44,10 @@ type Spec struct {
 	// Read and Write are more paths the CLI may read, or read and write,
 	// beyond [Confinement]'s.
 	Read, Write []confine.Dir
+	// Unconfined, when set, says why the CLI cannot run under Landlock (it
+	// sandboxes its own commands with mounts, which Landlock forbids); it
+	// is then only supervised, so it still dies with AgentHub.
+	Unconfined string
 }
 
 // Confinement is what the CLI and every command it runs may do: write the
@@ -136,9 +140,13 @@ const maxOutput = 256 << 10
 // [Spec.Confinement]). A CLI that cannot be started is runtime_unavailable.
 func Start(spec Spec) (*proc.Process, error) {
 	read := spec.Lines
-	rules := spec.Confinement()
+	var rules *confine.Rules
+	if spec.Unconfined == "" {
+		r := spec.Confinement()
+		rules = &r
+	}
 	p, err := proc.Start(context.Background(), proc.Spec{Path: spec.Path, Args: spec.Args, Dir: spec.Dir,
-		Env: spec.Env, Stdin: spec.Stdin, MaxOutput: maxOutput, Confine: &rules, Lines: func(b []byte, cut bool) {
+		Env: spec.Env, Stdin: spec.Stdin, MaxOutput: maxOutput, Confine: rules, Lines: func(b []byte, cut bool) {
 			spec.Raw.Write(b, cut)
 			read(b, cut)
 		}})
