@@ -147,7 +147,8 @@ func (s *session) launch(env backend.ToolEnv, args []string, stdin bool, onLine 
 	}
 	s.raw = raw
 	p, err := agentproc.Start(agentproc.Spec{Label: "the Codex CLI", Path: s.bin.Path, Args: args, Dir: s.root,
-		Env: environ, Stdin: stdin, Raw: raw, Lines: onLine})
+		Env: environ, Stdin: stdin, Raw: raw, Lines: onLine,
+		Unconfined: "Codex sandboxes its commands with bubblewrap, whose mounts Landlock forbids"})
 	if err != nil {
 		return err
 	}
