@@ -3,6 +3,7 @@ package claude
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -10,6 +11,7 @@ import (
 	"agenthub/backend/agentpath"
 	"agenthub/backend/approval"
 	"agenthub/backend/scrub"
+	"agenthub/workspace"
 )
 
 // maxResult caps the tool output given back to the engine.
@@ -122,10 +124,10 @@ func (otherTool) Action(_ context.Context, env backend.ToolEnv, raw json.RawMess
 	if err := json.Unmarshal(a.Input, &in); err != nil {
 		return nil, fmt.Errorf("%s: the input is not an object", a.Tool)
 	}
-	switch a.Tool {
-	case "Read", "Glob", "Grep", "LS", "NotebookRead", "NotebookEdit":
+	switch {
+	case readsPath(a.Tool):
 		return pathAction(env, a, in)
-	case "WebFetch", "WebSearch":
+	case a.Tool == "WebFetch" || a.Tool == "WebSearch":
 		return webAction(a, in)
 	}
 	return unknownAction(env, a)
@@ -133,12 +135,59 @@ func (otherTool) Action(_ context.Context, env backend.ToolEnv, raw json.RawMess
 
 func (otherTool) Execute(ctx context.Context, env backend.ToolEnv, in backend.ToolInput) (backend.ToolResult, error) {
 	a, err := decodeArgs(in.Arguments)
-	if err == nil && env.Emit != nil && (a.Tool == "Read" || a.Tool == "NotebookRead") {
+	if err == nil && readsPath(a.Tool) {
 		var fin map[string]any
 		_ = json.Unmarshal(a.Input, &fin)
-		env.Emit(backend.EvFileRead, map[string]any{"tool": ToolOther + ":" + a.Tool, "path": inputPath(fin)})
+		// Checked again right before Claude Code reads: a link may have
+		// been swapped since the gate decided.
+		if err := staysInside(env, a.Tool, inputPath(fin)); err != nil {
+			return refuseCall(env, in, err.Error())
+		}
+		if env.Emit != nil && (a.Tool == "Read" || a.Tool == "NotebookRead") {
+			env.Emit(backend.EvFileRead, map[string]any{"tool": ToolOther + ":" + a.Tool, "path": inputPath(fin)})
+		}
 	}
 	return allowAndWait(ctx, env, in)
+}
+
+// readsPath reports whether a tool of the CLI reads the path its input
+// names itself (from the disk, following symlinks).
+func readsPath(tool string) bool {
+	switch tool {
+	case "Read", "Glob", "Grep", "LS", "NotebookRead", "NotebookEdit":
+		return true
+	}
+	return false
+}
+
+// staysInside refuses a path the CLI would read through a symlink (or a
+// hard link) leading out of the workspace. Claude Code reads the disk
+// itself and follows links; AgentHub resolves the path through the
+// workspace's rooted access (os.Root), the way its own tools read, and
+// lets the CLI go on only when that stays inside. A path that does not
+// exist passes: the CLI reports it missing.
+func staysInside(env backend.ToolEnv, tool, p string) error {
+	w, err := agentpath.Open(env)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	if _, err := w.Stat(p); errors.Is(err, workspace.ErrOutsideRoot) {
+		return &backend.Error{Code: backend.FailOutsideAllowlist, Detail: "link",
+			Message: fmt.Sprintf("%s: %s leads outside the workspace (a symlink or a hard link); only files "+
+				"inside it can be read", tool, scrub.Clip(p, 200))}
+	}
+	return nil
+}
+
+// refuseCall tells the CLI no for a call the gate had allowed, and returns
+// the same text as the call's failed result.
+func refuseCall(env backend.ToolEnv, in backend.ToolInput, why string) (backend.ToolResult, error) {
+	s, p, _, err := lookup(in.Arguments)
+	if err != nil {
+		return scrub.Failure(env.WorkspaceRoot, "%v", err), nil
+	}
+	return s.refuse(env, p, "%s", why), nil
 }
 
 // inputPath is the path an input names, "." when none.
@@ -160,6 +209,9 @@ func pathAction(env backend.ToolEnv, a callArgs, in map[string]any) (*backend.Ga
 	name := ToolOther + ":" + a.Tool
 	if ok, pat := agentpath.Secret(env.WorkspaceRoot, p); ok {
 		return agentpath.SecretAccess{Label: name, Tool: name, Path: p, Pattern: pat}.Action(), nil
+	}
+	if err := staysInside(env, a.Tool, p); err != nil {
+		return nil, err
 	}
 	kind, verb, risk := backend.ActionRead, "Read ", backend.RiskLow
 	if a.Tool == "NotebookEdit" {
