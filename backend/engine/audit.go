@@ -81,7 +81,9 @@ func lenOf(v any) (int, bool) {
 }
 
 // envFor is the call's tool environment: its patch events are audited
-// with the call and the subject it executes under.
+// with the call and the subject it executes under, and its workspace
+// changes are recorded as intents first (intent.go); the commit of a
+// patch.applied event closes its intent.
 func (rc *runCtl) envFor(c *callState) backend.ToolEnv {
 	env := rc.env()
 	env.Emit = func(typ backend.EventType, payload any) {
@@ -93,10 +95,16 @@ func (rc *runCtl) envFor(c *callState) backend.ToolEnv {
 			if !ok {
 				return nil
 			}
+			if typ == backend.EvPatchApplied {
+				if err := closeApplied(tx, payload); err != nil {
+					return err
+				}
+			}
 			_, err := tx.Audit(backend.AuditEntry{Actor: "engine", Surface: backend.SurfaceEngine, Kind: kind,
 				RunID: rc.rec.ID, ToolCallID: c.Req.ID, SubjectHash: c.Subject, Data: auditData(payload)})
 			return err
 		})
 	}
+	env.Intents = callJournal{rc: rc, c: c}
 	return env
 }

@@ -83,12 +83,15 @@ type Engine struct {
 	reg   *registry
 	log   *slog.Logger
 
-	profMu   sync.RWMutex // guards cfg.Profiles after New
-	mu       sync.Mutex
-	runs     map[string]*runCtl // live activations
-	subLane  chan struct{}      // the sub-agent lane's slots (SA9, delegate.go)
-	draining bool
-	wg       sync.WaitGroup
+	profMu sync.RWMutex // guards cfg.Profiles after New
+	mu     sync.Mutex
+	runs   map[string]*runCtl // live activations
+	// unrecorded holds the runs whose end failed to commit (unrecorded.go).
+	unrecorded map[string]unrecordedEnd
+	unrecMu    sync.Mutex
+	subLane    chan struct{} // the sub-agent lane's slots (SA9, delegate.go)
+	draining   bool
+	wg         sync.WaitGroup
 }
 
 // New builds an engine and makes it the store's publisher.
@@ -271,6 +274,9 @@ func (e *Engine) Cancel(ctx context.Context, runID string) (backend.RunSummary, 
 			return backend.RunSummary{}, fmt.Errorf("cancel %s: %w", runID, ctx.Err())
 		}
 	}
+	if _, err := e.settleUnrecorded(ctx, runID); err != nil {
+		return backend.RunSummary{}, err
+	}
 	return e.Run(ctx, runID)
 }
 
@@ -280,7 +286,15 @@ func (e *Engine) Run(ctx context.Context, id string) (backend.RunSummary, error)
 	if err != nil {
 		return backend.RunSummary{}, err
 	}
-	return e.summary(r), nil
+	s := e.summary(r)
+	e.unrecMu.Lock() // not e.mu: Start calls Run holding it
+	u, ok := e.unrecorded[id]
+	e.unrecMu.Unlock()
+	if ok && !r.State.Terminal() { // ended, but the end is not stored (unrecorded.go)
+		s.State, s.Coarse = backend.RunFailed, backend.RunFailed.Coarse()
+		s.Failure = &backend.Failure{Code: u.code, Message: u.message(), Next: u.next()}
+	}
+	return s, nil
 }
 
 // Runs lists runs (admission order).

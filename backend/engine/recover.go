@@ -9,11 +9,15 @@ import (
 	"agenthub/backend/store"
 )
 
-// Recover runs once at start (SR10–SR12): runs that were preparing, running
+// Recover runs once at start (SR10–SR12): the intents a dead process left
+// open are reconciled with the disk first (intent.go); then runs that were preparing, running
 // or applying end Failed(run_interrupted) with every open call paired;
 // waiting runs of durable runtimes reclaim their session slot and wait for a
 // decision under the same run id; queued runs are re-enqueued in order.
 func (e *Engine) Recover(ctx context.Context) error {
+	if err := e.reconcileIntents(ctx); err != nil { // intent.go: before any run takes events again
+		return err
+	}
 	live := []backend.RunState{backend.RunCreated, backend.RunPlanned, backend.RunAccepted, backend.RunPreparing,
 		backend.RunRunning, backend.RunApplying, backend.RunNeedsApproval}
 	runs, err := e.store.Runs(ctx, store.RunFilter{States: live})
@@ -54,6 +58,10 @@ func (e *Engine) interrupt(ctx context.Context, r store.RunRecord) error {
 	if err != nil {
 		return err
 	}
+	said, err := e.intentOutcomes(ctx, r.ID)
+	if err != nil {
+		return err
+	}
 	_, err = e.store.Do(ctx, func(tx *store.Tx) error {
 		for _, c := range calls {
 			if c.Status.Terminal() {
@@ -64,12 +72,13 @@ func (e *Engine) interrupt(ctx context.Context, r store.RunRecord) error {
 				to = backend.CallCancelled
 			}
 			c.Status = to
-			c.Result, _ = json.Marshal(map[string]any{"content": "interrupted", "isError": true})
+			content := "interrupted" + said[c.ID]
+			c.Result, _ = json.Marshal(map[string]any{"content": content, "isError": true})
 			if err := tx.PutCall(c); err != nil {
 				return err
 			}
 			if _, err := tx.Append(r.ID, backend.EvToolResult, map[string]any{"toolCallId": c.ID, "status": to,
-				"content": "interrupted", "isError": true}); err != nil {
+				"content": content, "isError": true}); err != nil {
 				return err
 			}
 			if c.TicketID != "" {

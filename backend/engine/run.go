@@ -246,7 +246,9 @@ func (rc *runCtl) runEnd(end *ending) {
 				return err
 			})
 		}
-		rc.commitLog(func(tx *store.Tx) error { return rc.finalTx(tx, end) })
+		if err := rc.commit(func(tx *store.Tx) error { return rc.finalTx(tx, end) }); err != nil {
+			rc.endUnrecorded(end, err) // unrecorded.go: the surfaces end anyway
+		}
 	}
 	rc.hookRunEnd(end)
 	if rc.h != nil {
