@@ -38,8 +38,8 @@ func (x *wordIndex) add(word string, id int) {
 }
 
 // each calls fn for every occurrence of an indexed word in lower, which
-// must be lower-cased already; fn returns false to stop.
-func (x *wordIndex) each(lower string, fn func(wordRef) bool) {
+// must be lower-cased already, with its offset; fn returns false to stop.
+func (x *wordIndex) each(lower string, fn func(wordRef, int) bool) {
 	if x.words == nil {
 		return
 	}
@@ -49,8 +49,28 @@ func (x *wordIndex) each(lower string, fn func(wordRef) bool) {
 			continue
 		}
 		for _, w := range x.words[p] {
-			if strings.HasPrefix(lower[i:], w.word) && !fn(w) {
+			if strings.HasPrefix(lower[i:], w.word) && !fn(w, i) {
 				return
+			}
+		}
+	}
+}
+
+// eachAt calls fn with the offset of every occurrence of an indexed word
+// in lower (lower-cased already).
+func (x *wordIndex) eachAt(lower string, fn func(int)) {
+	if x.words == nil {
+		return
+	}
+	for i := 0; i+1 < len(lower); i++ {
+		p := pairOf(lower[i], lower[i+1])
+		if x.pairs[p/64]&(1<<(p%64)) == 0 {
+			continue
+		}
+		for _, w := range x.words[p] {
+			if strings.HasPrefix(lower[i:], w.word) {
+				fn(i)
+				break
 			}
 		}
 	}
@@ -59,7 +79,7 @@ func (x *wordIndex) each(lower string, fn func(wordRef) bool) {
 // any reports whether lower holds an indexed word.
 func (x *wordIndex) any(lower string) bool {
 	found := false
-	x.each(lower, func(wordRef) bool { found = true; return false })
+	x.each(lower, func(wordRef, int) bool { found = true; return false })
 	return found
 }
 

@@ -73,6 +73,25 @@ func (k *knownSet) add(values []string) {
 	k.longest.Store(int64(longest))
 }
 
+// crossing returns the smallest start of a registered form found across
+// offset c of s (starting before c, ending after it), or c.
+func (k *knownSet) crossing(s string, c int) int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	best := c
+	for f := range k.values {
+		lo := max(0, c-len(f)+1)
+		hi := min(len(s), c+len(f)-1)
+		if lo >= hi {
+			continue
+		}
+		if i := strings.Index(s[lo:hi], f); i >= 0 {
+			best = min(best, lo+i)
+		}
+	}
+	return best
+}
+
 func (k *knownSet) replace(s string) string {
 	if rep := k.rep.Load(); rep != nil {
 		return rep.Replace(s)

@@ -37,7 +37,10 @@ func New(envNames ...string) *Redactor {
 	return NewFromEnviron(os.Environ(), envNames...)
 }
 
-// NewFromEnviron is [New] over an explicit environment ("NAME=value").
+// NewFromEnviron is [New] over an explicit environment ("NAME=value"). The
+// secret values are also registered with every Redactor and [Stream] (see
+// [Register]): the environment of this process or of an agent it starts
+// holds real credentials, wherever they show up.
 func NewFromEnviron(environ []string, envNames ...string) *Redactor {
 	extra := map[string]bool{}
 	for _, n := range envNames {
@@ -51,7 +54,7 @@ func NewFromEnviron(environ []string, envNames ...string) *Redactor {
 			vals = append(vals, value)
 		}
 	}
-	r.Add(vals...)
+	Register(vals...)
 	return r
 }
 

@@ -39,6 +39,10 @@ type rule struct {
 	// prefilter of a rule without keywords.
 	pre func(string) bool
 
+	// near, if set, must accept the text before the match (a name's
+	// first part).
+	near func(before string) bool
+
 	// anywhere: the match need not start at a word boundary.
 	anywhere bool
 
@@ -144,6 +148,13 @@ var rules = []rule{
 		group: 1, check: assignedSecret,
 	},
 	{
+		// Names that end in "key" (DD_APP_KEY, MASTER_KEY), except the keys
+		// of databases and indexes (primary_key, sort_key).
+		kind: "generic_secret", anywhere: true, keywords: []string{"key"},
+		re:    regexp.MustCompile(`(?i)[_.-]key` + assignedValue),
+		group: 1, check: assignedSecret, near: notDataKey,
+	},
+	{
 		// The same for names that end in "pass" (SMTP_PASS) …
 		kind: "generic_secret", anywhere: true, keywords: []string{"pass"},
 		re:    regexp.MustCompile(`(?i)[_.-]pass` + assignedValue),
@@ -180,7 +191,9 @@ var rules = []rule{
 	{
 		// A .pgpass line, host:port:database:user:password, alone on its
 		// line or inside a quoted string.
-		kind: "pgpass_password", pre: func(s string) bool { return strings.Count(s, ":") >= 4 },
+		// A line of a few KiB at most: the expression has no literal to
+		// look for, so it is not run over long lines of output.
+		kind: "pgpass_password", pre: func(s string) bool { return len(s) <= longLine && strings.Count(s, ":") >= 4 },
 		re: regexp.MustCompile(`(?:^|[\s"'\x60])[A-Za-z0-9_.*-]+:(?:[0-9]{1,5}|\*):[^:\s"'\x60]+:[^:\s"'\x60]+:` +
 			`([^\s"'\x60]{4,})(?:[\s"'\x60]|$)`),
 		group: 1, anywhere: true,
@@ -201,6 +214,19 @@ var rules = []rule{
 // followed by "(": a function call is code, not a value.
 const assignedValue = `["'\x60]?[ \t]{0,3}(?::=|=>|=|:|,)[ \t]{0,3}["'\x60]?` +
 	`([A-Za-z0-9!#$%&*+./?@^_|~=-]{8,})(?:[^A-Za-z0-9!#$%&*+./?@^_|~=(-]|$)`
+
+// notDataKey rejects names of keys that are not secrets, given the text
+// before the match.
+func notDataKey(before string) bool {
+	before = strings.ToLower(before[max(0, len(before)-16):])
+	for _, w := range []string{"primary", "foreign", "sort", "partition", "sequence", "schema", "bucket", "public",
+		"pub", "idx", "index", "natural", "hot", "cache", "row", "hash", "range", "shard", "map", "dict", "ssh", "gpg"} {
+		if strings.HasSuffix(before, w) {
+			return false
+		}
+	}
+	return true
+}
 
 // assignedSecret tells a secret value from configuration that happens to
 // sit under a secret-sounding name: placeholders (${X}, $X, %X%, <x>,
