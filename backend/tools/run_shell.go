@@ -70,16 +70,19 @@ type shellPreview struct {
 	TimeoutSeconds int               `json:"timeoutSeconds"`
 	// Confinement is what the operating system lets the command do.
 	Confinement confine.Summary `json:"confinement"`
+	// Files are the workspace files the command will execute (its scripts,
+	// Makefile, package.json …), hashed into the subject.
+	Files []approval.ExecFile `json:"files,omitempty"`
 }
 
 // Action describes every valid call for the gate. Invalid arguments need no
 // gate: Execute rejects them without running anything.
-func (runShell) Action(_ context.Context, _ backend.ToolEnv, raw json.RawMessage) (*backend.GatedAction, error) {
+func (runShell) Action(_ context.Context, env backend.ToolEnv, raw json.RawMessage) (*backend.GatedAction, error) {
 	a, err := decode[shellArgs](RunShell, shellSchema, raw)
 	if err != nil {
 		return nil, nil
 	}
-	return Shell{Command: a.Command, TimeoutSeconds: a.TimeoutSeconds}.Action()
+	return Shell{Command: a.Command, TimeoutSeconds: a.TimeoutSeconds, Root: env.WorkspaceRoot}.Action()
 }
 
 // Shell is one command line run the way run_shell runs it: /bin/sh -c in a
@@ -98,6 +101,10 @@ type Shell struct {
 	// Network lets the command use TCP; without it the confinement refuses
 	// every TCP connect and bind (where the kernel can).
 	Network bool
+	// Root is the workspace's absolute root. When set, Action binds the
+	// workspace files the command executes (approval.ExecFiles) into the
+	// subject, so editing one after the approval is drift.
+	Root string
 }
 
 // ShellEnvNames is the environment allow-list of a command.
@@ -121,21 +128,29 @@ func (sh Shell) check() error {
 }
 
 // Action is the command for the gate: kind shell, with the command line,
-// its directory and any variables set as the subject.
+// its directory, any variables set and the content of the workspace files
+// it executes as the subject.
 func (sh Shell) Action() (*backend.GatedAction, error) {
 	if err := sh.check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", RunShell, err)
+	}
+	files, err := sh.execFiles()
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", RunShell, err)
 	}
 	timeout := shellTimeout(shellArgs{TimeoutSeconds: sh.TimeoutSeconds})
 	preview, err := json.Marshal(shellPreview{Command: sh.Command, Shell: shellPath + " -c", Cwd: sh.cwd(),
 		Env: shellEnvNames, SetEnv: sh.Env, TimeoutSeconds: timeout,
-		Confinement: confine.Describe(sh.confinement(".", os.Getenv("PATH")), confine.Probe())})
+		Confinement: confine.Describe(sh.confinement(".", os.Getenv("PATH")), confine.Probe()), Files: files})
 	if err != nil {
 		return nil, fmt.Errorf("%s: preview: %w", RunShell, err)
 	}
 	subj := map[string]any{"kind": string(backend.ActionShell), "command": sh.Command, "cwd": sh.cwd()}
 	if len(sh.Env) > 0 {
 		subj["env"] = sh.Env
+	}
+	if len(files) > 0 {
+		subj["files"] = approval.ExecPreimages(files)
 	}
 	if sh.Network {
 		subj["network"] = true
@@ -148,6 +163,25 @@ func (sh Shell) Action() (*backend.GatedAction, error) {
 		backend.PolicyResult{Kind: backend.ActionShell})
 	return &backend.GatedAction{Kind: backend.ActionShell, Title: "Run: " + firstLine(sh.Command, 80), Risk: risk,
 		Preview: preview, Subject: subject}, nil
+}
+
+// execFiles hashes the workspace files the command executes, read through
+// the workspace's rooted access; none without a root.
+func (sh Shell) execFiles() ([]approval.ExecFile, error) {
+	if sh.Root == "" {
+		return nil, nil
+	}
+	w, err := openWorkspace(backend.ToolEnv{WorkspaceRoot: sh.Root})
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	files := approval.ExecFiles(w, sh.cwd(), sh.Command)
+	sc := newScrubber(sh.Root)
+	for i := range files {
+		files[i].Note = sc.text(files[i].Note)
+	}
+	return files, nil
 }
 
 // Start starts the command under root. tee, when set, receives its output
