@@ -252,12 +252,14 @@ func decodeTerm(raw json.RawMessage) (termArgs, error) {
 }
 
 // Action is the command exactly as run_shell would show it.
-func (termTool) Action(_ context.Context, _ backend.ToolEnv, raw json.RawMessage) (*backend.GatedAction, error) {
+func (termTool) Action(_ context.Context, env backend.ToolEnv, raw json.RawMessage) (*backend.GatedAction, error) {
 	a, err := decodeTerm(raw)
 	if err != nil {
 		return nil, err
 	}
-	return a.shell().Action()
+	sh := a.shell()
+	sh.Root = env.WorkspaceRoot // binds the workspace files the command executes
+	return sh.Action()
 }
 
 // Execute starts the approved command, answers the agent with its terminal
