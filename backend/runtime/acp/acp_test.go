@@ -232,20 +232,32 @@ func TestPermissionAnswers(t *testing.T) {
 
 func TestEnvironIsAnAllowList(t *testing.T) {
 	host := map[string]string{"LANG": "C.UTF-8", "OPENAI_API_KEY": "sk-host", "GEMINI_API_KEY": "host-key", "AWS_SECRET": "x"}
-	c := Config{Gemini: true, BaseURL: "http://127.0.0.1:9/", APIKey: "profile-key", Dir: "/data/runtimes/gemini/gm",
+	c := Config{Gemini: true, BaseURL: "http://127.0.0.1:9/", APIKey: "profile-key-123", Dir: "/data/runtimes/gemini/gm",
 		Getenv: func(k string) string { return host[k] }}
-	env := c.environ("/usr/bin")
-	for _, want := range []string{"HOME=/data/runtimes/gemini/gm/home", "PATH=/usr/bin", "GEMINI_API_KEY=profile-key",
-		"GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:9", "GEMINI_CLI_TRUST_WORKSPACE=false", "GEMINI_CLI_NO_RELAUNCH=true",
+	s := newSession(c, agentbin.Info{}, "task")
+	ep, err := s.endpoint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.keys.Close()
+	env := c.environ("/usr/bin", ep)
+	for _, want := range []string{"HOME=/data/runtimes/gemini/gm/home", "PATH=/usr/bin", "GEMINI_API_KEY=" + s.keys.Token(),
+		"GOOGLE_GEMINI_BASE_URL=" + s.keys.URL(), "GEMINI_CLI_TRUST_WORKSPACE=false", "GEMINI_CLI_NO_RELAUNCH=true",
 		"LANG=C.UTF-8"} {
 		if !slices.Contains(env, want) {
 			t.Errorf("missing %s in %v", want, env)
 		}
 	}
 	for _, kv := range env {
-		if strings.Contains(kv, "sk-host") || strings.Contains(kv, "host-key") || strings.HasPrefix(kv, "AWS_SECRET") {
+		if strings.Contains(kv, "sk-host") || strings.Contains(kv, "host-key") || strings.HasPrefix(kv, "AWS_SECRET") ||
+			strings.Contains(kv, "profile-key-123") {
 			t.Errorf("leaked %s", kv)
 		}
+	}
+	c.APIKey = ""
+	if env := c.environ("/usr/bin", c.direct()); !slices.Contains(env, "GEMINI_API_KEY="+noKey) ||
+		!slices.Contains(env, "GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:9") {
+		t.Errorf("without a key: %v", env)
 	}
 	if d := cmp.Diff([]string{"--acp", "--approval-mode", "default"}, c.args()); d != "" {
 		t.Errorf("gemini args (-want +got):\n%s", d)
@@ -256,7 +268,7 @@ func TestEnvironIsAnAllowList(t *testing.T) {
 	}
 	other := Config{Command: []string{"my-agent", "--stdio"}, KeyEnv: "MY_KEY", APIKey: "k",
 		Getenv: func(k string) string { return host[k] }}
-	env = other.environ("/usr/bin")
+	env = other.environ("/usr/bin", other.direct())
 	if !slices.Contains(env, "MY_KEY=k") || slices.Contains(env, "GEMINI_CLI_NO_RELAUNCH=true") {
 		t.Errorf("acp env: %v", env)
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"agenthub/backend/runtime/keyproxy"
 	"agenthub/workspace"
 )
 
@@ -126,15 +127,42 @@ var passEnv = []string{
 // talks to the profile's server instead of asking for a login.
 const noKey = "agenthub-no-key"
 
+// endpoint is where Gemini CLI sends its model requests and the key it
+// sends: the profile's server (Google's when empty) with the key, or, when
+// the profile has a key, AgentHub's key proxy with its per-session token
+// (keyproxy), so the real key is never in the CLI's environment, which its
+// run_shell_command passes to every command.
+type endpoint struct{ url, key string }
+
+// geminiDefaultURL is the Gemini API the key proxy forwards to when the
+// profile names no server.
+const geminiDefaultURL = "https://generativelanguage.googleapis.com"
+
+// direct is the endpoint without a proxy: the profile's server, and the
+// placeholder key when it names one.
+func (c Config) direct() endpoint {
+	ep := endpoint{url: strings.TrimRight(c.BaseURL, "/")}
+	if ep.url != "" {
+		ep.key = noKey
+	}
+	return ep
+}
+
+// upstream is the server the key proxy forwards to.
+func (c Config) upstream() string {
+	if c.BaseURL == "" {
+		return geminiDefaultURL
+	}
+	return c.BaseURL
+}
+
 // environ is the whole environment of the agent: an allow-list, never
-// AgentHub's environment as a whole.
-func (c Config) environ(path string) []string {
+// AgentHub's environment as a whole. Only Gemini uses ep; any other agent
+// gets the profile's key under KeyEnv (its protocol to its model is not
+// known, so no proxy can stand in).
+func (c Config) environ(path string, ep endpoint) []string {
 	env := []string{"HOME=" + c.home(), "PATH=" + path, "TERM=dumb", "NO_COLOR=1"}
 	if c.Gemini {
-		key := c.APIKey
-		if key == "" && c.BaseURL != "" {
-			key = noKey
-		}
 		env = append(env, "GEMINI_CLI_NO_RELAUNCH=true",
 			// The workspace is untrusted: its .gemini/settings.json, .env,
 			// hooks and agents cannot loosen what AgentHub asks for.
@@ -142,11 +170,11 @@ func (c Config) environ(path string) []string {
 			// Only AgentHub's settings apply, not a system-wide file.
 			"GEMINI_CLI_SYSTEM_SETTINGS_PATH="+filepath.Join(c.home(), "system-settings.json"),
 			"GEMINI_CLI_SYSTEM_DEFAULTS_PATH="+filepath.Join(c.home(), "system-defaults.json"))
-		if key != "" {
-			env = append(env, "GEMINI_API_KEY="+key)
+		if ep.key != "" {
+			env = append(env, "GEMINI_API_KEY="+ep.key)
 		}
-		if c.BaseURL != "" {
-			env = append(env, "GOOGLE_GEMINI_BASE_URL="+strings.TrimRight(c.BaseURL, "/"))
+		if ep.url != "" {
+			env = append(env, "GOOGLE_GEMINI_BASE_URL="+ep.url)
 		}
 	} else if c.KeyEnv != "" && c.APIKey != "" {
 		env = append(env, c.KeyEnv+"="+c.APIKey)
@@ -156,14 +184,14 @@ func (c Config) environ(path string) []string {
 			env = append(env, name+"="+v)
 		}
 	}
-	return env
+	return keyproxy.LoopbackDirect(env)
 }
 
 // envNames are the names of the variables the agent (and so its commands)
 // gets; values are machine paths or keys and are not shown.
 func (c Config) envNames() []string {
 	var names []string
-	for _, kv := range c.environ("") {
+	for _, kv := range c.environ("", endpoint{url: "x", key: "x"}) {
 		name, _, _ := strings.Cut(kv, "=")
 		names = append(names, name)
 	}

@@ -21,6 +21,7 @@ import (
 	"agenthub/backend/redact"
 	"agenthub/backend/runtime/agentbin"
 	"agenthub/backend/runtime/agentproc"
+	"agenthub/backend/runtime/keyproxy"
 	"agenthub/backend/runtime/rawlog"
 	"agenthub/backend/scrub"
 	"agenthub/workspace"
@@ -53,6 +54,7 @@ type session struct {
 	out            *io.PipeWriter // the lines the SDK reads
 	raw            *rawlog.Log
 	red            *redact.Redactor
+	keys           *keyproxy.Proxy // nil without a key, and for agents other than Gemini
 	sid            sdk.SessionId
 	agent          agentInfo
 	checkpoints    *workspace.CheckpointStore
@@ -129,6 +131,23 @@ func newSession(cfg Config, bin agentbin.Info, task string) *session {
 // startCallID is the id of the call that starts the session.
 func (s *session) startCallID() string { return "acp-" + s.id + "-start" }
 
+// endpoint starts the session's key proxy when Gemini CLI's profile has a
+// key: the CLI gets the proxy's address and a token, never the key.
+func (s *session) endpoint() (endpoint, error) {
+	if !s.cfg.Gemini || s.cfg.APIKey == "" {
+		return s.cfg.direct(), nil
+	}
+	kp, err := keyproxy.Start(s.cfg.upstream(), s.cfg.APIKey, keyproxy.GoogleKey)
+	if err != nil {
+		return endpoint{}, &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "key_proxy",
+			Message: "AgentHub could not start the key proxy for Gemini CLI", Err: err,
+			Next: "Check the profile's base_url: it must be an http or https URL."}
+	}
+	s.keys = kp
+	redact.Register(kp.Token()) // it opens only this proxy, but must not be stored either
+	return endpoint{url: kp.URL(), key: kp.Token()}, nil
+}
+
 // start launches the agent in the workspace root, opens an ACP session
 // there and sends the task. The process lives until the turn ends, a cancel
 // (through Track) or stop.
@@ -142,10 +161,16 @@ func (s *session) start(env backend.ToolEnv) error {
 		return err
 	}
 	path := proc.LoginPath(context.Background())
-	environ := s.cfg.environ(path)
+	ep, err := s.endpoint()
+	if err != nil {
+		return err
+	}
+	environ := s.cfg.environ(path, ep)
 	s.red = redact.NewFromEnviron(environ, "GEMINI_API_KEY", s.cfg.KeyEnv)
+	s.red.Add(s.cfg.APIKey)
 	raw, err := rawlog.Open(s.cfg.rawDir(), s.id)
 	if err != nil {
+		s.keys.Close()
 		return err
 	}
 	s.raw = raw
@@ -154,6 +179,7 @@ func (s *session) start(env backend.ToolEnv) error {
 	p, err := agentproc.Start(agentproc.Spec{Label: s.cfg.label(), Path: s.bin.Path, Args: s.cfg.args(), Dir: s.root,
 		Env: environ, Stdin: true, Raw: raw, Lines: s.onLine})
 	if err != nil {
+		s.keys.Close()
 		return err
 	}
 	s.p = p
@@ -434,4 +460,7 @@ type stopper struct{ s *session }
 func (st stopper) Stop(grace time.Duration) error { return st.s.stop(grace) }
 
 // drop forgets the session.
-func (s *session) drop() { live.Remove(s.id, s) }
+func (s *session) drop() {
+	live.Remove(s.id, s)
+	s.keys.Close()
+}

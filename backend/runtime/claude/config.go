@@ -11,6 +11,7 @@ import (
 
 	"agenthub/backend/proc"
 	"agenthub/backend/runtime/agentbin"
+	"agenthub/backend/runtime/keyproxy"
 )
 
 // TestedVersion is the Claude Code release this adapter was tested with; a
@@ -70,22 +71,42 @@ var passEnv = []string{
 // profile's server instead of asking for a login.
 const noKey = "agenthub-no-key"
 
+// defaultBaseURL is where Claude Code sends requests when the profile names
+// no server; the key proxy forwards there.
+const defaultBaseURL = "https://api.anthropic.com"
+
+// endpoint is where the CLI sends its model requests and the key it sends:
+// the profile's server with a placeholder when there is no key, else
+// AgentHub's key proxy with its per-session token (keyproxy), so the real
+// key is never in the CLI's environment, which every command it runs
+// inherits.
+type endpoint struct{ url, key string }
+
+// direct is the endpoint without a proxy: the profile's server and no key.
+func (c Config) direct() endpoint {
+	return endpoint{url: strings.TrimRight(c.BaseURL, "/"), key: noKey}
+}
+
+// upstream is the server the key proxy forwards to.
+func (c Config) upstream() string {
+	if c.BaseURL == "" {
+		return defaultBaseURL
+	}
+	return c.BaseURL
+}
+
 // environ is the whole environment of the CLI: an allow-list, never
 // AgentHub's environment as a whole.
-func (c Config) environ(path string) []string {
-	key := c.APIKey
-	if key == "" {
-		key = noKey
-	}
+func (c Config) environ(path string, ep endpoint) []string {
 	env := []string{"HOME=" + c.home(), "CLAUDE_CONFIG_DIR=" + filepath.Join(c.home(), ".claude"), "PATH=" + path,
-		"ANTHROPIC_BASE_URL=" + strings.TrimRight(c.BaseURL, "/"), "ANTHROPIC_API_KEY=" + key}
+		"ANTHROPIC_BASE_URL=" + ep.url, "ANTHROPIC_API_KEY=" + ep.key}
 	env = append(env, quietEnv...)
 	for _, name := range passEnv {
 		if v := c.getenv(name); v != "" {
 			env = append(env, name+"="+v)
 		}
 	}
-	return env
+	return keyproxy.LoopbackDirect(env)
 }
 
 // askTools are the built-in tools every use of which goes to AgentHub's gate,
@@ -121,7 +142,7 @@ func (c Config) resolve(ctx context.Context) (agentbin.Info, error) {
 	if err := os.MkdirAll(filepath.Join(c.home(), ".claude"), 0o700); err != nil {
 		return agentbin.Info{}, fmt.Errorf("prepare the Claude Code home: %w", err)
 	}
-	version, err := cli.Version(ctx, bin, c.home(), c.environ(path))
+	version, err := cli.Version(ctx, bin, c.home(), c.environ(path, c.direct()))
 	if err != nil {
 		return agentbin.Info{}, err
 	}

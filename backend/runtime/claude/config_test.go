@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"agenthub/backend"
+	"agenthub/backend/runtime/agentbin"
 )
 
 // TestArgsNeverBypassPermissions: the command line routes every permission
@@ -42,15 +43,22 @@ func TestArgsNeverBypassPermissions(t *testing.T) {
 	}
 }
 
-// TestEnvironIsAnAllowList: the CLI gets an isolated home, the profile's
-// server and key, the quiet switches, and of AgentHub's environment only
-// the pass-through names: never an ambient key.
+// TestEnvironIsAnAllowList: the CLI gets an isolated home, the key
+// proxy's address and token in place of the profile's server and key, the
+// quiet switches, and of AgentHub's environment only the pass-through
+// names: never an ambient key, never the profile's key.
 func TestEnvironIsAnAllowList(t *testing.T) {
 	outer := map[string]string{"ANTHROPIC_API_KEY": "sk-ambient-1234567890", "OPENAI_API_KEY": "sk-other-123456789",
 		"LANG": "C.UTF-8", "CLAUDE_CODE_MAX_RETRIES": "0", "AWS_SECRET_ACCESS_KEY": "x1234567890"}
 	cfg := Config{Model: "m", BaseURL: "http://127.0.0.1:9/", APIKey: "sk-profile-1234567890", Dir: "/data/rt",
 		Getenv: func(k string) string { return outer[k] }}
-	env := cfg.environ("/usr/bin:/bin")
+	s := newSession(cfg, agentbin.Info{}, "task")
+	ep, err := s.endpoint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.keys.Close()
+	env := cfg.environ("/usr/bin:/bin", ep)
 	got := map[string]string{}
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
@@ -60,7 +68,7 @@ func TestEnvironIsAnAllowList(t *testing.T) {
 		got[k] = v
 	}
 	want := map[string]string{"HOME": "/data/rt/home", "CLAUDE_CONFIG_DIR": "/data/rt/home/.claude",
-		"PATH": "/usr/bin:/bin", "ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "ANTHROPIC_API_KEY": "sk-profile-1234567890",
+		"PATH": "/usr/bin:/bin", "ANTHROPIC_BASE_URL": s.keys.URL(), "ANTHROPIC_API_KEY": s.keys.Token(),
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1",
 		"LANG": "C.UTF-8", "CLAUDE_CODE_MAX_RETRIES": "0"}
 	for k, v := range want {
@@ -73,9 +81,17 @@ func TestEnvironIsAnAllowList(t *testing.T) {
 			t.Errorf("%s leaked into the CLI's environment", k)
 		}
 	}
+	if !strings.HasPrefix(got["ANTHROPIC_BASE_URL"], "http://127.0.0.1:") || strings.Contains(strings.Join(env, "\n"), cfg.APIKey) {
+		t.Errorf("the profile's key is in the CLI's environment, or the CLI does not talk to the key proxy: %v", env)
+	}
 	cfg.APIKey = ""
-	if k := envValue(cfg.environ("/bin"), "ANTHROPIC_API_KEY"); k != noKey {
-		t.Errorf("without a profile key the CLI gets %q, want the placeholder", k)
+	s = newSession(cfg, agentbin.Info{}, "task")
+	if ep, err = s.endpoint(); err != nil || s.keys != nil {
+		t.Fatalf("without a key no proxy starts: %v", err)
+	}
+	env = cfg.environ("/bin", ep)
+	if k, u := envValue(env, "ANTHROPIC_API_KEY"), envValue(env, "ANTHROPIC_BASE_URL"); k != noKey || u != "http://127.0.0.1:9" {
+		t.Errorf("without a profile key the CLI gets %q at %q, want the placeholder at the profile's server", k, u)
 	}
 }
 

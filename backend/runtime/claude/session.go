@@ -16,6 +16,7 @@ import (
 	"agenthub/backend/redact"
 	"agenthub/backend/runtime/agentbin"
 	"agenthub/backend/runtime/agentproc"
+	"agenthub/backend/runtime/keyproxy"
 	"agenthub/backend/runtime/rawlog"
 	"agenthub/backend/scrub"
 )
@@ -37,6 +38,7 @@ type session struct {
 	p              *proc.Process
 	raw            *rawlog.Log
 	red            *redact.Redactor
+	keys           *keyproxy.Proxy // nil without a key
 
 	wmu sync.Mutex // one writer on stdin at a time
 
@@ -104,16 +106,28 @@ func (s *session) start(env backend.ToolEnv) error {
 	s.root, s.runID = env.WorkspaceRoot, env.RunID
 	s.realRoot, _ = filepath.EvalSymlinks(env.WorkspaceRoot)
 	path := proc.LoginPath(context.Background())
-	environ := s.cfg.environ(path)
+	ep, err := s.endpoint()
+	if err != nil {
+		return err
+	}
+	environ := s.cfg.environ(path, ep)
 	s.red = redact.NewFromEnviron(environ, "ANTHROPIC_API_KEY")
+	s.red.Add(s.cfg.APIKey)
+	if s.keys != nil {
+		// The token opens only this proxy, but echoed it still must not
+		// be stored: every redactor masks it.
+		redact.Register(s.keys.Token())
+	}
 	raw, err := rawlog.Open(s.cfg.rawDir(), s.id)
 	if err != nil {
+		s.keys.Close()
 		return err
 	}
 	s.raw = raw
 	p, err := agentproc.Start(agentproc.Spec{Label: "Claude Code", Path: s.bin.Path, Args: s.cfg.args(), Dir: s.root,
 		Env: environ, Stdin: true, Raw: raw, Lines: s.onLine})
 	if err != nil {
+		s.keys.Close()
 		return err
 	}
 	s.p = p
@@ -129,6 +143,22 @@ func (s *session) start(env backend.ToolEnv) error {
 		return err
 	}
 	return s.write(user)
+}
+
+// endpoint starts the session's key proxy when the profile has a key: the
+// CLI gets the proxy's address and a token, never the key.
+func (s *session) endpoint() (endpoint, error) {
+	if s.cfg.APIKey == "" {
+		return s.cfg.direct(), nil
+	}
+	kp, err := keyproxy.Start(s.cfg.upstream(), s.cfg.APIKey, keyproxy.AnthropicKey)
+	if err != nil {
+		return endpoint{}, &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "key_proxy",
+			Message: "AgentHub could not start the key proxy for Claude Code", Err: err,
+			Next: "Check the profile's base_url: it must be an http or https URL."}
+	}
+	s.keys = kp
+	return endpoint{url: kp.URL(), key: kp.Token()}, nil
 }
 
 // write sends one JSON line to the CLI.
@@ -360,5 +390,8 @@ func (st stopper) Stop(grace time.Duration) error {
 	return st.s.p.Stop(grace)
 }
 
-// drop forgets the session.
-func (s *session) drop() { live.Remove(s.id, s) }
+// drop forgets the session and closes its key proxy.
+func (s *session) drop() {
+	live.Remove(s.id, s)
+	s.keys.Close()
+}

@@ -26,7 +26,7 @@ func (c Config) resolve(ctx context.Context) (agentbin.Info, error) {
 	if err := os.MkdirAll(c.home(), 0o700); err != nil {
 		return agentbin.Info{}, fmt.Errorf("prepare the Codex home: %w", err)
 	}
-	version, err := cli.Version(ctx, bin, c.home(), c.environ(path))
+	version, err := cli.Version(ctx, bin, c.home(), c.environ(path, c.direct()))
 	if err != nil {
 		return agentbin.Info{}, err
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"agenthub/backend"
+	"agenthub/backend/runtime/keyproxy"
 )
 
 // TestedVersion is the Codex CLI release this adapter was tested with; a
@@ -149,22 +150,36 @@ var passEnv = []string{
 	"SSL_CERT_DIR", "CODEX_CA_CERTIFICATE",
 }
 
+// endpoint is where Codex sends its model requests and the key it sends:
+// the profile's server with a placeholder when there is no key, else
+// AgentHub's key proxy with its per-session token (keyproxy), so the real
+// key is never in Codex's environment.
+type endpoint struct{ url, key string }
+
+// direct is the endpoint without a proxy: the profile's server and no key.
+func (c Config) direct() endpoint {
+	return endpoint{url: strings.TrimRight(c.BaseURL, "/"), key: noKey}
+}
+
 // environ is the whole environment of the CLI: an allow-list, never
 // AgentHub's environment as a whole. AgentHub's bin directory comes first
 // on PATH for the sandbox helper (agent-clis.md B2).
-func (c Config) environ(path string) []string {
-	key := c.APIKey
-	if key == "" {
-		key = noKey
-	}
+func (c Config) environ(path string, ep endpoint) []string {
 	env := []string{"HOME=" + c.home(), "CODEX_HOME=" + c.codexHome(), "PATH=" + c.binDir() + ":" + path,
-		keyEnv + "=" + key, "NO_COLOR=1", "TERM=dumb"}
+		keyEnv + "=" + ep.key, "NO_COLOR=1", "TERM=dumb"}
 	for _, name := range passEnv {
 		if v := c.getenv(name); v != "" {
 			env = append(env, name+"="+v)
 		}
 	}
-	return env
+	return keyproxy.LoopbackDirect(env)
+}
+
+// endpointArgs point the model provider at the session's endpoint: the
+// config file is shared by the profile's sessions, the key proxy is each
+// session's own.
+func endpointArgs(ep endpoint) []string {
+	return []string{"-c", "model_providers.agenthub.base_url=" + strconv.Quote(ep.url)}
 }
 
 // configTOML is CODEX_HOME/config.toml: the profile's server as the only

@@ -13,6 +13,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"agenthub/backend"
+	"agenthub/backend/runtime/agentbin"
 )
 
 // TestNeverABypass: neither the command lines, the thread settings nor the
@@ -64,15 +65,31 @@ func TestConfigFile(t *testing.T) {
 }
 
 // TestEnvironIsAnAllowList: the CLI gets an isolated HOME and CODEX_HOME,
-// AgentHub's bin directory first on PATH, the profile's key under
-// AgentHub's variable, and of AgentHub's environment only the pass-through
-// names: never an ambient key.
+// AgentHub's bin directory first on PATH, the key proxy's token (never the
+// profile's key) under AgentHub's variable and the proxy as its server, and
+// of AgentHub's environment only the pass-through names: never an ambient
+// key.
 func TestEnvironIsAnAllowList(t *testing.T) {
 	outer := map[string]string{"OPENAI_API_KEY": "sk-ambient-1234567890", "CODEX_API_KEY": "x", "LANG": "C.UTF-8",
 		"AWS_SECRET_ACCESS_KEY": "x1234567890", "CODEX_HOME": "/home/u/.codex"}
-	cfg := Config{Model: "m", APIKey: "sk-profile-1234567890", Dir: "/data/rt", Getenv: func(k string) string { return outer[k] }}
+	cfg := Config{Model: "m", BaseURL: "http://127.0.0.1:9/v1", APIKey: "sk-profile-1234567890", Dir: "/data/rt",
+		Getenv: func(k string) string { return outer[k] }}
+	s := newSession(cfg, agentbin.Info{}, "task")
+	ep, err := s.endpoint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.keys.Close()
+	if args := strings.Join(endpointArgs(ep), " "); args != `-c model_providers.agenthub.base_url="`+s.keys.URL()+`"` ||
+		!strings.HasSuffix(s.keys.URL(), "/v1") {
+		t.Errorf("endpoint args %q", args)
+	}
+	environ := cfg.environ("/usr/bin:/bin", ep)
+	if strings.Contains(strings.Join(environ, "\n"), cfg.APIKey) {
+		t.Errorf("the profile's key is in the CLI's environment: %v", environ)
+	}
 	got := map[string]string{}
-	for _, kv := range cfg.environ("/usr/bin:/bin") {
+	for _, kv := range environ {
 		k, v, _ := strings.Cut(kv, "=")
 		if _, dup := got[k]; dup {
 			t.Errorf("%s set twice", k)
@@ -80,7 +97,7 @@ func TestEnvironIsAnAllowList(t *testing.T) {
 		got[k] = v
 	}
 	want := map[string]string{"HOME": "/data/rt/home", "CODEX_HOME": "/data/rt/home/.codex",
-		"PATH": "/data/rt/bin:/usr/bin:/bin", keyEnv: "sk-profile-1234567890", "LANG": "C.UTF-8"}
+		"PATH": "/data/rt/bin:/usr/bin:/bin", keyEnv: s.keys.Token(), "LANG": "C.UTF-8"}
 	for k, v := range want {
 		if got[k] != v {
 			t.Errorf("%s = %q, want %q", k, got[k], v)
@@ -92,7 +109,7 @@ func TestEnvironIsAnAllowList(t *testing.T) {
 		}
 	}
 	cfg.APIKey = ""
-	for _, kv := range cfg.environ("/bin") {
+	for _, kv := range cfg.environ("/bin", cfg.direct()) {
 		if kv == keyEnv+"="+noKey {
 			return
 		}

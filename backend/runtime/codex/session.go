@@ -18,6 +18,7 @@ import (
 	"agenthub/backend/redact"
 	"agenthub/backend/runtime/agentbin"
 	"agenthub/backend/runtime/agentproc"
+	"agenthub/backend/runtime/keyproxy"
 	"agenthub/backend/runtime/rawlog"
 	"agenthub/backend/scrub"
 )
@@ -39,6 +40,7 @@ type session struct {
 	p              *proc.Process
 	raw            *rawlog.Log
 	red            *redact.Redactor
+	keys           *keyproxy.Proxy // nil without a key
 
 	wmu sync.Mutex // one writer on stdin at a time
 
@@ -136,20 +138,29 @@ func (s *session) launch(env backend.ToolEnv, args []string, stdin bool, onLine 
 	s.root, s.runID = env.WorkspaceRoot, env.RunID
 	s.realRoot, _ = filepath.EvalSymlinks(env.WorkspaceRoot)
 	path := proc.LoginPath(context.Background())
-	environ := s.cfg.environ(path)
+	ep, err := s.endpoint()
+	if err != nil {
+		return err
+	}
+	environ := s.cfg.environ(path, ep)
 	s.red = redact.NewFromEnviron(environ, keyEnv)
+	s.red.Add(s.cfg.APIKey)
 	if err := s.cfg.prepareHome(s.bin.Path); err != nil {
+		s.keys.Close()
 		return err
 	}
 	raw, err := rawlog.Open(s.cfg.rawDir(), s.id)
 	if err != nil {
+		s.keys.Close()
 		return err
 	}
+	args = append(endpointArgs(ep), args...)
 	s.raw = raw
 	p, err := agentproc.Start(agentproc.Spec{Label: "the Codex CLI", Path: s.bin.Path, Args: args, Dir: s.root,
 		Env: environ, Stdin: stdin, Raw: raw, Lines: onLine,
 		Unconfined: "Codex sandboxes its commands with bubblewrap, whose mounts Landlock forbids"})
 	if err != nil {
+		s.keys.Close()
 		return err
 	}
 	s.p = p
@@ -158,6 +169,23 @@ func (s *session) launch(env backend.ToolEnv, args []string, stdin bool, onLine 
 	}
 	go s.watchExit()
 	return nil
+}
+
+// endpoint starts the session's key proxy when the profile has a key:
+// Codex gets the proxy's address and a token, never the key.
+func (s *session) endpoint() (endpoint, error) {
+	if s.cfg.APIKey == "" {
+		return s.cfg.direct(), nil
+	}
+	kp, err := keyproxy.Start(s.cfg.BaseURL, s.cfg.APIKey, keyproxy.Bearer)
+	if err != nil {
+		return endpoint{}, &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "key_proxy",
+			Message: "AgentHub could not start the key proxy for the Codex CLI", Err: err,
+			Next: "Check the profile's base_url: it must be an http or https URL."}
+	}
+	s.keys = kp
+	redact.Register(kp.Token()) // it opens only this proxy, but must not be stored either
+	return endpoint{url: kp.URL(), key: kp.Token()}, nil
 }
 
 // start launches `codex app-server`, checks the thread's approval settings
@@ -455,5 +483,8 @@ func (s *session) fail(err error) {
 	s.signal()
 }
 
-// drop forgets the session.
-func (s *session) drop() { live.Remove(s.id, s) }
+// drop forgets the session and closes its key proxy.
+func (s *session) drop() {
+	live.Remove(s.id, s)
+	s.keys.Close()
+}
