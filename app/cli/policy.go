@@ -2,14 +2,11 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 
 	"agenthub/backend"
 	"agenthub/backend/approval"
-	"agenthub/workspace"
 )
 
 func runPolicy(ctx context.Context, e *Env, args []string) error {
@@ -32,18 +29,27 @@ func runPolicy(ctx context.Context, e *Env, args []string) error {
 	case sub == "check" && (*wsPath == "") == (*file == ""):
 		return usagef("policy check needs --workspace W or --file F")
 	}
-	var p *approval.Policy
 	if *file != "" {
-		p, err = policyFromFile(*file)
-	} else {
-		p, err = workspacePolicy(ctx, e, *home, *wsPath)
+		p, err := policyFromFile(*file)
+		if err != nil {
+			return err
+		}
+		return printCheck(e, p)
 	}
+	ws, gate, done, err := workspaceGate(ctx, e, *home, *wsPath)
 	if err != nil {
 		return err
 	}
+	defer done()
 	if sub == "explain" {
-		fmt.Fprint(e.Stdout, p.Explain(approval.ActionFromText(words[0])))
+		a := approval.ActionFromText(words[0])
+		fmt.Fprint(e.Stdout, approval.ExplainResult(gate.Decide(ws.ID, a), a))
 		return nil
+	}
+	p, err := gate.Policy(ws.ID)
+	if err != nil {
+		fmt.Fprintf(e.Stdout, "FAIL %v\nThe gate cannot use this policy, so every gated action asks.\n", err)
+		return codedExit{ExitFailed}
 	}
 	return printCheck(e, p)
 }
@@ -61,16 +67,15 @@ func printCheck(e *Env, p *approval.Policy) error {
 	return nil
 }
 
+// policyFromFile reads a policy file given by path with the gate's own
+// reader: over 1 MiB is an error, as it is for the gate.
 func policyFromFile(path string) (*approval.Policy, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, backend.Errorf(backend.CodeInvalidInput, "read the policy file %s: %v", path, reasonOf(err))
 	}
-	return parsePolicy(data)
-}
-
-func parsePolicy(data []byte) (*approval.Policy, error) {
-	p, err := approval.ParsePolicy(data)
+	defer f.Close()
+	p, err := approval.ReadPolicy(f)
 	if err != nil {
 		return nil, &backend.Error{Code: backend.CodeInvalidInput, Message: err.Error(), Err: err,
 			Next: "Fix the policy file; docs/POLICY.md describes the format."}
@@ -78,29 +83,24 @@ func parsePolicy(data []byte) (*approval.Policy, error) {
 	return p, nil
 }
 
-// workspacePolicy reads the policy of an allowlisted workspace through its
-// rooted file access; a workspace without one has the default policy.
-func workspacePolicy(ctx context.Context, e *Env, home, target string) (*approval.Policy, error) {
+// workspaceGate finds an allowlisted workspace and returns the policy gate
+// runs use for it, so check and explain load and decide exactly as the
+// gate does (a broken, oversized or symlinked policy asks).
+func workspaceGate(ctx context.Context, e *Env, home, target string) (backend.Workspace, *approval.Gate, func(), error) {
 	core, err := openCore(ctx, e, home, backend.SurfaceCLI)
 	if err != nil {
-		return nil, err
+		return backend.Workspace{}, nil, nil, err
 	}
-	defer core.Close()
 	ws, err := findWorkspace(core, target)
 	if err != nil {
-		return nil, err
+		core.Close()
+		return backend.Workspace{}, nil, nil, err
 	}
-	root, err := workspace.Open(ws.Path)
-	if err != nil {
-		return nil, fmt.Errorf("open workspace %s: %w", ws.DisplayPath, err)
-	}
-	defer root.Close()
-	data, err := root.ReadFile(approval.PolicyPath)
-	if errors.Is(err, fs.ErrNotExist) {
-		return approval.DefaultPolicy(), nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", approval.PolicyPath, err)
-	}
-	return parsePolicy(data)
+	gate := approval.NewGate(func(id string) (string, error) {
+		if id != ws.ID {
+			return "", fmt.Errorf("unknown workspace %s", id)
+		}
+		return ws.Path, nil
+	})
+	return ws, gate, func() { core.Close() }, nil
 }

@@ -66,6 +66,71 @@ func TestPolicyCheckAndExplain(t *testing.T) {
 	}
 }
 
+// TestPolicyCommandsAgreeWithTheGate is the attack of issue 14 item 12:
+// check and explain read the policy the way the gate does, so a file the
+// gate will not use (over 1 MiB, behind a symlinked .agenthub/) fails check
+// and explains as ask, with the gate's own words.
+func TestPolicyCommandsAgreeWithTheGate(t *testing.T) {
+	allowLs := examplePolicy + "\n[[shell]]\nid = \"ls\"\nprefix = [\"ls\"]\nverdict = \"allow\"\n"
+	huge := allowLs + "# " + strings.Repeat("x", 1<<20) + "\n"
+
+	bigEnv, bigDir := newGitWorkspace(t)
+	writePolicy(t, bigDir, huge)
+	bigFile := filepath.Join(t.TempDir(), "big.toml")
+	if err := os.WriteFile(bigFile, []byte(huge), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	linkEnv, linkDir := newGitWorkspace(t)
+	elsewhere := t.TempDir()
+	writePolicy(t, elsewhere, allowLs)
+	if err := os.Symlink(filepath.Join(elsewhere, ".agenthub"), filepath.Join(linkDir, ".agenthub")); err != nil {
+		t.Fatal(err)
+	}
+
+	tests := []struct {
+		name string
+		env  map[string]string
+		args []string
+		code int
+		want []string
+	}{
+		{"check over 1 MiB", bigEnv, []string{"policy", "check", "--workspace", bigDir}, ExitFailed,
+			[]string{"FAIL", "larger than 1048576 bytes"}},
+		{"check file over 1 MiB", bigEnv, []string{"policy", "check", "--file", bigFile}, ExitFailed,
+			[]string{"larger than 1048576 bytes"}},
+		{"explain over 1 MiB asks", bigEnv, []string{"policy", "explain", "--workspace", bigDir, "ls -la"}, 0,
+			[]string{"decision: ask", "builtin:broken-policy", "larger than 1048576 bytes"}},
+		{"check symlinked dir", linkEnv, []string{"policy", "check", "--workspace", linkDir}, ExitFailed,
+			[]string{"FAIL", ".agenthub is a symbolic link"}},
+		{"explain symlinked dir asks", linkEnv, []string{"policy", "explain", "--workspace", linkDir, "ls -la"}, 0,
+			[]string{"decision: ask", "builtin:broken-policy", ".agenthub is a symbolic link"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := runCLI(t, tc.env, tc.args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\n%s%s", code, tc.code, out, errOut)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out+errOut, w) {
+					t.Fatalf("output lacks %q:\n%s%s", w, out, errOut)
+				}
+			}
+		})
+	}
+}
+
+func writePolicy(t *testing.T, dir, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(dir, ".agenthub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".agenthub", "policy.toml"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestAuditVerifyCatchesAnEditedRow edits one audit row behind the store's
 // back; verify must name it, and export must say the chain is broken.
 func TestAuditVerifyCatchesAnEditedRow(t *testing.T) {

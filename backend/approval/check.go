@@ -152,11 +152,14 @@ func textAction(k backend.ActionKind, s string) Action {
 
 // Explain renders a decision and its rule trace for people (it backs
 // `agenthub policy explain`).
-func (p *Policy) Explain(a Action) string {
-	r := p.Evaluate(a)
+func (p *Policy) Explain(a Action) string { return ExplainResult(p.Evaluate(a), a) }
+
+// ExplainResult renders a decision (from [Gate.Decide] or
+// [Policy.Evaluate]) and its trace for people.
+func ExplainResult(r backend.PolicyResult, a Action) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "decision: %s\nkind: %s\nrule: %s\nreason: %s\n", r.Verdict, r.Kind, r.RuleID, r.Reason)
-	if g, err := GrantPattern(a); err == nil && r.Verdict == backend.Ask {
+	if g, err := GrantPattern(a); err == nil && r.Verdict == backend.Ask && r.RuleID != RuleBrokenPolicy {
 		fmt.Fprintf(&b, "grant offered: %s\n", g.Preview())
 	}
 	b.WriteString("trace:\n")

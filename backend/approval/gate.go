@@ -75,7 +75,15 @@ func (g *Gate) Evaluate(_ context.Context, req backend.GateRequest) backend.Poli
 	if err != nil {
 		return unreadable(req.Action.Kind, err)
 	}
-	p, err := g.Policy(req.WorkspaceID)
+	return g.Decide(req.WorkspaceID, a)
+}
+
+// Decide is the gate's decision for an action in a workspace: the policy
+// loaded as every gated request loads it (a broken, oversized or symlinked
+// file makes everything ask), evaluated, then capped. `policy explain` and
+// the API use it, so they cannot disagree with the gate.
+func (g *Gate) Decide(workspaceID string, a Action) backend.PolicyResult {
+	p, err := g.Policy(workspaceID)
 	if err != nil {
 		return broken(DefaultPolicy().Evaluate(a), err)
 	}
@@ -186,19 +194,51 @@ func statPolicy(r *os.Root) (policyStamp, error) {
 			return policyStamp{}, nil
 		case err != nil:
 			return policyStamp{}, fmt.Errorf("read %s: %w", PolicyPath, pathless(err))
-		case fi.Mode()&fs.ModeSymlink != 0:
-			return policyStamp{}, fmt.Errorf("read %s: %s is a symbolic link", PolicyPath, p)
-		case p == policyDir && !fi.IsDir():
-			return policyStamp{}, fmt.Errorf("read %s: %s is not a directory", PolicyPath, p)
-		case p == PolicyPath && !fi.Mode().IsRegular():
-			return policyStamp{}, fmt.Errorf("read %s: not a regular file", PolicyPath)
-		case p == PolicyPath && fi.Size() > maxPolicyBytes:
-			return policyStamp{}, fmt.Errorf("read %s: larger than %d bytes", PolicyPath, maxPolicyBytes)
-		case p == PolicyPath:
+		}
+		if err := policyEntry(p, fi); err != nil {
+			return policyStamp{}, err
+		}
+		if p == PolicyPath {
 			return policyStamp{exists: true, size: fi.Size(), modTime: fi.ModTime()}, nil
 		}
 	}
 	return policyStamp{}, nil
+}
+
+// policyEntry refuses what the policy is never read or written through: a
+// symbolic link (an agent that can create links must not point the policy
+// at a file it wrote), a .agenthub that is not a directory, a policy file
+// that is not a regular file or is over [maxPolicyBytes]. The gate, the
+// CLI, the API and "always allow" all refuse with these words.
+func policyEntry(p string, fi fs.FileInfo) error {
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("%s: %s is a symbolic link, which is never followed; replace it with a real %s",
+			PolicyPath, p, map[bool]string{true: "directory", false: "file"}[p == policyDir])
+	case p == policyDir && !fi.IsDir():
+		return fmt.Errorf("%s: %s is not a directory", PolicyPath, p)
+	case p == PolicyPath && !fi.Mode().IsRegular():
+		return fmt.Errorf("%s: not a regular file", PolicyPath)
+	case p == PolicyPath && fi.Size() > maxPolicyBytes:
+		return errPolicyTooLarge
+	}
+	return nil
+}
+
+var errPolicyTooLarge = fmt.Errorf("%s: larger than %d bytes (1 MiB), the most the gate reads", PolicyPath, maxPolicyBytes)
+
+// ReadPolicy parses policy text from r as the gate does: more than
+// [maxPolicyBytes] is an error, never a truncated policy. `policy check
+// --file` uses it.
+func ReadPolicy(r io.Reader) (*Policy, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxPolicyBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", PolicyPath, pathless(err))
+	}
+	if len(data) > maxPolicyBytes {
+		return nil, errPolicyTooLarge
+	}
+	return ParsePolicy(data)
 }
 
 // readPolicy reads and parses the file statPolicy found, bounded in size
@@ -209,14 +249,7 @@ func readPolicy(r *os.Root) (*Policy, error) {
 		return nil, fmt.Errorf("read %s: %w", PolicyPath, pathless(err))
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxPolicyBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", PolicyPath, pathless(err))
-	}
-	if len(data) > maxPolicyBytes {
-		return nil, fmt.Errorf("read %s: larger than %d bytes", PolicyPath, maxPolicyBytes)
-	}
-	return ParsePolicy(data)
+	return ReadPolicy(f)
 }
 
 // pathless drops the path of an *os.PathError, which may be the absolute

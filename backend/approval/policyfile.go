@@ -77,9 +77,11 @@ func openPolicyDir(r *os.Root) (*os.Root, error) {
 			return nil, fmt.Errorf("create %s: %w", policyDir, err)
 		}
 	case err != nil:
-		return nil, fmt.Errorf("stat %s: %w", policyDir, err)
-	case fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir():
-		return nil, fmt.Errorf("%s is not a directory (a symbolic link is not followed)", policyDir)
+		return nil, fmt.Errorf("stat %s: %w", policyDir, pathless(err))
+	default:
+		if err := policyEntry(policyDir, fi); err != nil {
+			return nil, err
+		}
 	}
 	dir, err := r.OpenRoot(policyDir)
 	if err != nil {
@@ -95,11 +97,11 @@ func readPolicyFile(dir *os.Root, name string) ([]byte, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil
 	case err != nil:
-		return nil, fmt.Errorf("stat %s: %w", PolicyPath, err)
-	case !fi.Mode().IsRegular():
-		return nil, fmt.Errorf("%s is not a regular file (a symbolic link is not followed)", PolicyPath)
-	case fi.Size() > maxPolicyBytes:
-		return nil, fmt.Errorf("%s is larger than %d bytes", PolicyPath, maxPolicyBytes)
+		return nil, fmt.Errorf("stat %s: %w", PolicyPath, pathless(err))
+	default:
+		if err := policyEntry(PolicyPath, fi); err != nil {
+			return nil, err
+		}
 	}
 	data, err := dir.ReadFile(name)
 	if err != nil {
