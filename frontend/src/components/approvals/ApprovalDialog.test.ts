@@ -92,6 +92,22 @@ describe('ApprovalDialog', () => {
     expect(screen.getByTestId('approval-dialog')).toHaveAttribute('data-tier', 'shell');
   });
 
+  it('lists the workspace files a command runs, bound into the approval', () => {
+    const files = [
+      { path: 'Makefile', sha256: '0123456789abcdef0123', why: 'makefile of make' },
+      { path: 'GNUmakefile', sha256: 'absent', why: 'makefile of make' },
+      { path: 'link.sh', sha256: 'unreadable', why: 'script of bash', note: 'resolves outside the workspace' },
+    ];
+    setup({ ...shellRequest, preview: { ...shellRequest.preview, command: 'make && bash link.sh', files } });
+    const items = within(screen.getByTestId('shell-files')).getAllByRole('listitem');
+    expect(items.map((li) => li.textContent)).toEqual([
+      'Makefile makefile of make · sha256 0123456789ab',
+      'GNUmakefile makefile of make · does not exist yet',
+      'link.sh script of bash · cannot be read, its content is not bound: resolves outside the workspace',
+    ]);
+    expect(screen.getByText(/if one changes before the command runs, nothing runs/)).toBeInTheDocument();
+  });
+
   it('shows the diff coloured by line, and sends only the hunks left checked', async () => {
     const { decisions } = setup(patchRequest);
     const rows = screen.getByTestId('diff-file').querySelectorAll('tr');
