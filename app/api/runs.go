@@ -189,6 +189,9 @@ func (a *ApprovalsAPI) Decide(d backend.Decision) (DecisionOutcome, error) {
 	if d.ApprovalID == "" || d.Kind == "" {
 		return DecisionOutcome{}, backend.Errorf(backend.CodeInvalidInput, "a decision needs the approval id and the decision")
 	}
+	if err := a.checkSelection(d); err != nil {
+		return DecisionOutcome{}, err
+	}
 	by := a.core.By()
 	d.Actor, d.Surface = by.Actor, by.Surface
 	raw, err := a.core.engine.Decide(context.Background(), d)

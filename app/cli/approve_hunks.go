@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"agenthub/app/api"
 	"agenthub/backend"
 	"agenthub/backend/patch"
 	"agenthub/diffview"
@@ -54,6 +55,11 @@ func selectHunks(a backend.ApprovalRequest, spec string) ([]backend.HunkRef, err
 				Next:    show}
 		}
 		refs = append(refs, backend.HunkRef{Path: pv.Path, Index: n - 1})
+	}
+	// The decide endpoint's own validator has the last word, so the CLI
+	// and the API accept exactly the same selections.
+	if err := api.ValidateHunks(a, refs); err != nil {
+		return nil, err
 	}
 	return refs, nil
 }

@@ -1,0 +1,81 @@
+package api
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"agenthub/backend"
+	"agenthub/backend/patch"
+)
+
+// ValidateHunks checks a per-hunk selection against the patch approval a
+// shows: a patch with text hunks, each reference naming its file and one
+// of its hunks (indexes from 0) at most once, and at least one hunk. The
+// decide endpoint and the CLI's --hunks both use it, so neither accepts a
+// selection of hunks that do not exist (issue 14 item 12: such a decision
+// was accepted, consumed the approval and wrote nothing).
+func ValidateHunks(a backend.ApprovalRequest, refs []backend.HunkRef) error {
+	whole := "Approve or reject it whole, without a selection of hunks."
+	var pv patch.Preview
+	if a.Kind != backend.ActionPatch || json.Unmarshal(a.Preview, &pv) != nil || pv.Path == "" {
+		return &backend.Error{Code: backend.CodeInvalidInput,
+			Message: fmt.Sprintf("approval %s is a %s, not a patch: a selection of hunks applies only to a patch", a.ID, a.Kind),
+			Next:    whole}
+	}
+	total := len(pv.Diff.Hunks)
+	if total == 0 {
+		return &backend.Error{Code: backend.CodeInvalidInput,
+			Message: fmt.Sprintf("the patch to %s has no hunks to choose from (binary, too large, or a file "+
+				"created or deleted empty)", pv.Path),
+			Next: whole}
+	}
+	if len(refs) == 0 {
+		return &backend.Error{Code: backend.CodeInvalidInput, Message: "the selection names no hunk",
+			Next: "To approve none of the patch, reject it instead."}
+	}
+	next := fmt.Sprintf("Select hunks of %s by index, 0 to %d.", pv.Path, total-1)
+	seen := map[int]bool{}
+	for _, h := range refs {
+		switch {
+		case h.Path != pv.Path:
+			return &backend.Error{Code: backend.CodeInvalidInput,
+				Message: fmt.Sprintf("the selection names %q, which is not the file of this patch (%s)", h.Path, pv.Path),
+				Next:    next}
+		case h.Index < 0 || h.Index >= total:
+			return &backend.Error{Code: backend.CodeInvalidInput,
+				Message: fmt.Sprintf("there is no hunk with index %d: the patch to %s has %d hunks (indexes 0 to %d)",
+					h.Index, pv.Path, total, total-1),
+				Next: next}
+		case seen[h.Index]:
+			return &backend.Error{Code: backend.CodeInvalidInput,
+				Message: fmt.Sprintf("the selection names hunk %d of %s twice", h.Index, pv.Path), Next: next}
+		}
+		seen[h.Index] = true
+	}
+	return nil
+}
+
+// checkSelection validates a decision's selection of hunks, if it has
+// one, against the pending approval it decides; an approval no longer
+// pending is left to the engine, which answers its first outcome or a
+// conflict.
+func (a *ApprovalsAPI) checkSelection(d backend.Decision) error {
+	if d.Hunks == nil {
+		return nil
+	}
+	if !d.Kind.Approves() {
+		return &backend.Error{Code: backend.CodeInvalidInput,
+			Message: fmt.Sprintf("a selection of hunks chooses what to approve; %s turns down the whole patch", d.Kind),
+			Next:    "Send the rejection without hunks."}
+	}
+	pending, err := a.ForRun("")
+	if err != nil {
+		return err
+	}
+	for _, p := range pending {
+		if p.ID == d.ApprovalID {
+			return ValidateHunks(p, d.Hunks)
+		}
+	}
+	return nil
+}
