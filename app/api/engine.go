@@ -14,6 +14,7 @@ import (
 	"agenthub/backend"
 	"agenthub/backend/approval"
 	"agenthub/backend/engine"
+	"agenthub/backend/proc"
 	"agenthub/backend/redact"
 	"agenthub/backend/runtime/script"
 	"agenthub/backend/store"
@@ -80,6 +81,11 @@ func (c *Core) recoverIfWriter(ctx context.Context) error {
 		return nil
 	}
 	c.writer = lock
+	// What a dead writer's commands and agent CLIs left running (recorded by
+	// pid and start time) dies before any run resumes.
+	if killed, err := proc.Adopt(filepath.Join(c.cfg.Home, "proc")); err != nil || killed > 0 {
+		c.log.Warn("killed processes a previous AgentHub left running", "killed", killed, "err", err)
+	}
 	if err := c.engine.Recover(ctx); err != nil {
 		return fmt.Errorf("recover runs: %w", err)
 	}
