@@ -38,6 +38,28 @@ var wrapperTable = map[string]func(argv []string) wrap{
 	"nodejs": nodeWrap, "bun": nodeWrap, "deno": denoWrap, "php": interpWrap("r"), "lua": interpWrap("e"),
 	"Rscript": interpWrap("e"), "osascript": interpWrap("e"), "tclsh": interpWrap(""),
 	"awk": awkWrap, "gawk": awkWrap, "mawk": awkWrap, "nawk": awkWrap,
+	"uv":     subcommandWrap("run", opts{flags: "q", long: map[string]bool{"quiet": false, "frozen": false, "locked": false, "no-sync": false}}),
+	"poetry": subcommandWrap("run", opts{flags: "q", long: map[string]bool{"quiet": false}}),
+	"pipenv": subcommandWrap("run", opts{}),
+	"bundle": subcommandWrap("exec", opts{}),
+	"pnpm":   subcommandWrap("exec", opts{}),
+	"npm":    subcommandWrap("exec", opts{}),
+}
+
+// subcommandWrap is a tool whose subcommand sub runs a command (uv run,
+// bundle exec): its other subcommands are not wrappers, an option of sub
+// the table does not know is opaque.
+func subcommandWrap(sub string, o opts) func([]string) wrap {
+	return func(argv []string) wrap {
+		if len(argv) < 2 || argv[1] != sub {
+			return wrap{}
+		}
+		i, _, bad := o.scan(argv, 2)
+		if bad != "" {
+			return wrap{opaque: bad}
+		}
+		return wrap{inner: i}
+	}
 }
 
 // wrapperName is the table key of argv[0]: its base name, with a

@@ -30,7 +30,7 @@ var allowEverythingRules = func() string {
 		"taskset", "unshare", "nsenter", "chroot", "watch", "find", "time", "script", "parallel", "sg", "bash",
 		"sh", "zsh", "dash", "ksh", "mksh", "ash", "fish", "python", "python2", "python3", "pypy", "pypy3", "perl",
 		"ruby", "node", "nodejs", "bun", "deno", "php", "lua", "Rscript", "osascript", "tclsh", "awk", "gawk",
-		"mawk", "nawk", "git", "true", "cat"} {
+		"mawk", "nawk", "git", "true", "cat", "uv", "poetry", "pipenv", "bundle", "pnpm", "npm"} {
 		s += "\n[[shell]]\nprefix = [\"" + w + "\"]\nverdict = \"allow\"\n"
 	}
 	return s
@@ -96,6 +96,12 @@ var wrapperCases = map[string][]string{
 	"gawk":      {"gawk 'BEGIN{system(\"rm x\")}'"},
 	"mawk":      {"mawk 'BEGIN{print | \"rm x\"}'"},
 	"nawk":      {"nawk 'BEGIN{system(\"rm x\")}'"},
+	"uv":        {"uv run rm x", "uv run --with evil rm x"},
+	"poetry":    {"poetry run rm x"},
+	"pipenv":    {"pipenv run rm x"},
+	"bundle":    {"bundle exec rm x"},
+	"pnpm":      {"pnpm exec rm x"},
+	"npm":       {"npm exec -- rm x", "npm exec rm x"},
 }
 
 // structureCases hide rm in shell structure rather than a wrapper.
