@@ -28,7 +28,7 @@ func runDoctor(ctx context.Context, e *Env, args []string) error {
 		return usagef("doctor takes no arguments")
 	}
 	checks := []check{libraryCheck("GTK 3", "libgtk-3.so.0"), libraryCheck("WebKitGTK 4.1", "libwebkit2gtk-4.1.so.0"),
-		displayCheck(e.Getenv)}
+		displayCheck(e.Getenv), confinementCheck()}
 	checks = append(checks, dataChecks(ctx, e, *home)...)
 	checks = append(checks, toolChecks(ctx, e)...)
 	checks = append(checks, modelServerChecks(ctx, e.Getenv)...)
