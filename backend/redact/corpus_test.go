@@ -56,3 +56,40 @@ func jsonString(s string) string {
 	}
 	return string(b)
 }
+
+// BenchmarkLoadRules: compiling gitleaks.toml and our rules, paid once per
+// process at start.
+func BenchmarkLoadRules(b *testing.B) {
+	for b.Loop() {
+		if _, _, err := loadGitleaks(gitleaksConfig); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCorpus: every text of the shared corpus, secrets and
+// non-secrets, redacted once per op (docs/PERFORMANCE.md).
+func BenchmarkCorpus(b *testing.B) {
+	secrets, err := redacttest.Secrets()
+	if err != nil {
+		b.Fatal(err)
+	}
+	texts, err := redacttest.NonSecrets()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var all []string
+	for _, c := range secrets {
+		all = append(all, c.Text)
+	}
+	for _, c := range texts {
+		all = append(all, c.Text)
+	}
+	r := NewFromEnviron(nil)
+	for b.Loop() {
+		for _, t := range all {
+			r.String(t)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*len(all)), "µs/text")
+}

@@ -85,7 +85,7 @@ func (rs *ruleSet) extents(s string) []span {
 	var out []span
 	add := func(text string, off int, which int) {
 		hit := make([][]int, len(rs.rules))
-		rs.index.each(toLowerASCII(text), func(w wordRef, at int) bool {
+		rs.index.each(text, func(w wordRef, at int) bool {
 			hit[w.id] = append(hit[w.id], at)
 			return true
 		})
@@ -131,10 +131,9 @@ const (
 // redactText replaces what the rules of one kind (above) find in s.
 func (rs *ruleSet) redactText(s string, which int) string {
 	runs := func(r *rule) bool { return which == allRules || r.wholeText == (which == wholeRules) }
-	lower := toLowerASCII(s)
 	// hit[i]: where rule i's keywords occur (a nil entry: none).
 	var hit [][]int
-	rs.index.each(lower, func(w wordRef, at int) bool {
+	rs.index.each(s, func(w wordRef, at int) bool {
 		if runs(&rs.rules[w.id]) {
 			if hit == nil {
 				hit = make([][]int, len(rs.rules))

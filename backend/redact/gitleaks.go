@@ -79,7 +79,7 @@ func (a *allowlist) allows(secret, match, line string) bool {
 		target = line
 	}
 	byRegex := a.regexes != nil && target != "" && a.regexes.MatchString(target)
-	byStop := a.hasStops && secret != "" && a.stopWords.any(toLowerASCII(secret))
+	byStop := a.hasStops && secret != "" && a.stopWords.any(secret)
 	if a.and {
 		return (a.regexes == nil || byRegex) && (!a.hasStops || byStop) && (a.regexes != nil || a.hasStops)
 	}

@@ -37,19 +37,20 @@ func (x *wordIndex) add(word string, id int) {
 	x.words[p] = append(x.words[p], wordRef{word: word, id: id})
 }
 
-// each calls fn for every occurrence of an indexed word in lower, which
-// must be lower-cased already, with its offset; fn returns false to stop.
-func (x *wordIndex) each(lower string, fn func(wordRef, int) bool) {
+// each calls fn for every occurrence of an indexed word in s, in any
+// case, with its offset; fn returns false to stop. It does not allocate:
+// most texts hold no keyword, and this is all they cost.
+func (x *wordIndex) each(s string, fn func(wordRef, int) bool) {
 	if x.words == nil {
 		return
 	}
-	for i := 0; i+1 < len(lower); i++ {
-		p := pairOf(lower[i], lower[i+1])
+	for i := 0; i+1 < len(s); i++ {
+		p := pairOf(lowerByte[s[i]], lowerByte[s[i+1]])
 		if x.pairs[p/64]&(1<<(p%64)) == 0 {
 			continue
 		}
 		for _, w := range x.words[p] {
-			if strings.HasPrefix(lower[i:], w.word) && !fn(w, i) {
+			if hasPrefixFold(s[i:], w.word) && !fn(w, i) {
 				return
 			}
 		}
@@ -57,47 +58,39 @@ func (x *wordIndex) each(lower string, fn func(wordRef, int) bool) {
 }
 
 // eachAt calls fn with the offset of every occurrence of an indexed word
-// in lower (lower-cased already).
-func (x *wordIndex) eachAt(lower string, fn func(int)) {
-	if x.words == nil {
-		return
-	}
-	for i := 0; i+1 < len(lower); i++ {
-		p := pairOf(lower[i], lower[i+1])
-		if x.pairs[p/64]&(1<<(p%64)) == 0 {
-			continue
-		}
-		for _, w := range x.words[p] {
-			if strings.HasPrefix(lower[i:], w.word) {
-				fn(i)
-				break
-			}
-		}
-	}
+// in s, in any case.
+func (x *wordIndex) eachAt(s string, fn func(int)) {
+	x.each(s, func(_ wordRef, i int) bool { fn(i); return true })
 }
 
-// any reports whether lower holds an indexed word.
-func (x *wordIndex) any(lower string) bool {
+// lowerByte folds ASCII letters.
+var lowerByte = func() (t [256]byte) {
+	for i := range t {
+		t[i] = byte(i)
+		if i >= 'A' && i <= 'Z' {
+			t[i] = byte(i) + 'a' - 'A'
+		}
+	}
+	return t
+}()
+
+// hasPrefixFold reports whether s starts with word (lower-case) in any
+// ASCII case.
+func hasPrefixFold(s, word string) bool {
+	if len(s) < len(word) {
+		return false
+	}
+	for j := 0; j < len(word); j++ {
+		if lowerByte[s[j]] != word[j] {
+			return false
+		}
+	}
+	return true
+}
+
+// any reports whether s holds an indexed word, in any case.
+func (x *wordIndex) any(s string) bool {
 	found := false
-	x.each(lower, func(wordRef, int) bool { found = true; return false })
+	x.each(s, func(wordRef, int) bool { found = true; return false })
 	return found
-}
-
-// toLowerASCII lower-cases ASCII letters only: keywords and stop words are
-// ASCII, and byte offsets must not move.
-func toLowerASCII(s string) string {
-	i := 0
-	for i < len(s) && (s[i] < 'A' || s[i] > 'Z') {
-		i++
-	}
-	if i == len(s) {
-		return s
-	}
-	b := []byte(s)
-	for ; i < len(b); i++ {
-		if c := b[i]; c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
 }

@@ -80,7 +80,7 @@ func safeCut(b string) int {
 // reach across (see [Stream]), or 0.
 func blankCut(line string) int {
 	var ctx []int // starts of keywords of rules that may hold a blank
-	set.context.eachAt(toLowerASCII(line), func(i int) { ctx = append(ctx, i) })
+	set.context.eachAt(line, func(i int) { ctx = append(ctx, i) })
 	for c := len(line); c > 0; c-- {
 		if line[c-1] != ' ' && line[c-1] != '\t' {
 			continue
