@@ -44,6 +44,20 @@ var wrapperTable = map[string]func(argv []string) wrap{
 	"bundle": subcommandWrap("exec", opts{}),
 	"pnpm":   subcommandWrap("exec", opts{}),
 	"npm":    subcommandWrap("exec", opts{}),
+	"trap":   trapWrap,
+}
+
+// trapWrap: trap ACTION SIGNALS runs ACTION as a script when a signal (or
+// EXIT) arrives; trap -l, -p and trap - SIGNALS run nothing.
+func trapWrap(argv []string) wrap {
+	i := 1
+	if i < len(argv) && argv[i] == "--" {
+		i++
+	}
+	if i >= len(argv) || argv[i] == "-" || (strings.HasPrefix(argv[i], "-") && i == 1) {
+		return wrap{}
+	}
+	return wrap{hasScr: true, script: argv[i]}
 }
 
 // subcommandWrap is a tool whose subcommand sub runs a command (uv run,

@@ -30,7 +30,7 @@ var allowEverythingRules = func() string {
 		"taskset", "unshare", "nsenter", "chroot", "watch", "find", "time", "script", "parallel", "sg", "bash",
 		"sh", "zsh", "dash", "ksh", "mksh", "ash", "fish", "python", "python2", "python3", "pypy", "pypy3", "perl",
 		"ruby", "node", "nodejs", "bun", "deno", "php", "lua", "Rscript", "osascript", "tclsh", "awk", "gawk",
-		"mawk", "nawk", "git", "true", "cat", "uv", "poetry", "pipenv", "bundle", "pnpm", "npm"} {
+		"mawk", "nawk", "git", "true", "cat", "uv", "poetry", "pipenv", "bundle", "pnpm", "npm", "trap"} {
 		s += "\n[[shell]]\nprefix = [\"" + w + "\"]\nverdict = \"allow\"\n"
 	}
 	return s
@@ -102,6 +102,7 @@ var wrapperCases = map[string][]string{
 	"bundle":    {"bundle exec rm x"},
 	"pnpm":      {"pnpm exec rm x"},
 	"npm":       {"npm exec -- rm x", "npm exec rm x"},
+	"trap":      {"trap 'rm x' EXIT; ls", "trap -- 'rm x' INT"},
 }
 
 // structureCases hide rm in shell structure rather than a wrapper.
