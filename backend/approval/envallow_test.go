@@ -95,3 +95,28 @@ func TestEnvListValidation(t *testing.T) {
 		t.Error("a profile override may widen the environment allow-list")
 	}
 }
+
+// TestGrantNeverCoversUnlistedEnv: a run grant for a command does not
+// cover it with a variable the allow-list lacks, whether the command sets
+// it or the tool's env argument does.
+func TestGrantNeverCoversUnlistedEnv(t *testing.T) {
+	g, err := GrantPattern(Action{Kind: backend.ActionShell, Command: "git status", Cwd: "."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []Action{
+		{Kind: backend.ActionShell, Command: "git status", Cwd: ".", Env: map[string]string{"HOME": "src"}},
+		{Kind: backend.ActionShell, Command: "XDG_CONFIG_HOME=src git status", Cwd: "."},
+		{Kind: backend.ActionShell, Command: "env PS4=x git status", Cwd: "."},
+	} {
+		if g.Covers(a) {
+			t.Errorf("grant %s covers %q with env %v", g.Preview(), a.Command, a.Env)
+		}
+		if _, err := GrantPattern(a); err == nil {
+			t.Errorf("a grant is offered for %q with env %v", a.Command, a.Env)
+		}
+	}
+	if !g.Covers(Action{Kind: backend.ActionShell, Command: "LANG=C git status", Cwd: "."}) {
+		t.Error("the grant does not cover its command with a listed variable")
+	}
+}

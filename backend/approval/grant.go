@@ -105,6 +105,9 @@ func grantablePart(a Action) (Part, bool) {
 		return Part{}, false
 	}
 	part := parsed.Parts[0]
+	for name := range a.Env {
+		part.Env = append(part.Env, name) // the tool's env argument, as in evaluation
+	}
 	if len(part.Argv) == 0 || allowCap(part) != "" {
 		return Part{}, false
 	}
