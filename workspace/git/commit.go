@@ -19,12 +19,20 @@ var ErrOtherStaged = errors.New("other changes are staged")
 // ErrStale: HEAD moved since the commit was proposed.
 var ErrStale = errors.New("HEAD moved since the commit was proposed")
 
+// ErrChanged: a file's content differs from the content the commit was
+// approved with; nothing was committed and the index is as it was.
+var ErrChanged = errors.New("a file changed since the commit was proposed")
+
 // CommitRequest is one approved commit.
 type CommitRequest struct {
 	Message string
 	Paths   []string // workspace-relative; each must be changed against HEAD
 	Base    string   // the HEAD the reviewer saw ("" for a repository without commits)
-	When    time.Time
+	// Blobs, when set, are the blob hashes the reviewer approved, by path
+	// (deleted paths have none): a staged file whose content differs fails
+	// the commit with ErrChanged, so it records exactly what was shown.
+	Blobs map[string]string
+	When  time.Time
 }
 
 // fallbackAuthor signs commits when the repository and the user's global
@@ -50,7 +58,18 @@ func (r *Repo) Commit(req CommitRequest) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("open work tree: %w", err)
 	}
-	if err := r.stage(wt, req.Paths); err != nil {
+	before, err := r.repo.Storer.Index()
+	if err != nil {
+		return "", fmt.Errorf("read the index: %w", err)
+	}
+	err = r.stage(wt, req.Paths)
+	if err == nil {
+		err = r.verifyStaged(req.Blobs)
+	}
+	if err != nil {
+		if rerr := r.repo.Storer.SetIndex(before); rerr != nil {
+			return "", fmt.Errorf("%w; restoring the index failed: %w", err, rerr)
+		}
 		return "", err
 	}
 	sig := r.author()
@@ -64,6 +83,24 @@ func (r *Repo) Commit(req CommitRequest) (string, error) {
 		return "", fmt.Errorf("commit: %w", err)
 	}
 	return hash.String(), nil
+}
+
+// verifyStaged compares the staged blobs with the approved ones.
+func (r *Repo) verifyStaged(blobs map[string]string) error {
+	if len(blobs) == 0 {
+		return nil
+	}
+	idx, err := r.repo.Storer.Index()
+	if err != nil {
+		return fmt.Errorf("read the index: %w", err)
+	}
+	for p, want := range blobs {
+		e, err := idx.Entry(p)
+		if err != nil || e.Hash.String() != want {
+			return fmt.Errorf("%s: %w", p, ErrChanged)
+		}
+	}
+	return nil
 }
 
 func (r *Repo) stage(wt *gogit.Worktree, paths []string) error {
