@@ -81,18 +81,15 @@ func safeCut(b string) int {
 func blankCut(line string) int {
 	var ctx []int // starts of keywords of rules that may hold a blank
 	set.context.eachAt(line, func(i int) { ctx = append(ctx, i) })
+	j := len(ctx) - 1 // the last keyword that starts before c
 	for c := len(line); c > 0; c-- {
+		for j >= 0 && ctx[j] >= c {
+			j--
+		}
 		if line[c-1] != ' ' && line[c-1] != '\t' {
 			continue
 		}
-		safe := true
-		for _, k := range ctx {
-			if k < c && k >= c-contextWindow {
-				safe = false
-				break
-			}
-		}
-		if safe {
+		if j < 0 || ctx[j] < c-contextWindow {
 			return c
 		}
 	}
