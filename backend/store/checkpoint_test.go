@@ -1,7 +1,9 @@
 package store
 
 import (
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -51,4 +53,97 @@ func fileSize(t *testing.T, path string) int64 {
 		t.Fatal(err)
 	}
 	return fi.Size()
+}
+
+// TestWALStaysBounded: many writes with a reader that always holds a read
+// transaction (the UI replaying runs), the load under which passive
+// checkpoints never reset the WAL. The WAL file must stay under the bound
+// (plus the writes of one checkpoint interval), and shrink once the writer
+// is idle.
+func TestWALStaysBounded(t *testing.T) {
+	old := walLimit
+	walLimit = 2 << 20
+	t.Cleanup(func() { walLimit = old })
+	s, path := openTest(t)
+	newRun(t, s, "run_1")
+	stop := make(chan struct{})
+	readerDone := make(chan error, 1)
+	go func() { // a reader that always has a snapshot open, overlapping the next
+		db := rawReader(t, path)
+		defer db.Close()
+		for {
+			select {
+			case <-stop:
+				readerDone <- nil
+				return
+			default:
+			}
+			tx, err := db.Begin()
+			if err != nil {
+				readerDone <- err
+				return
+			}
+			var n int
+			if err := tx.QueryRow(`SELECT count(*) FROM events`).Scan(&n); err != nil {
+				tx.Rollback()
+				readerDone <- err
+				return
+			}
+			time.Sleep(2 * time.Millisecond)
+			tx.Rollback()
+		}
+	}()
+	pad := strings.Repeat("x", 2000)
+	var peak int64
+	const batches, perBatch = 40, 500 // about 40 MB of payloads, 20 times the bound
+	for b := range batches {
+		done := make(chan error, perBatch)
+		for i := range perBatch {
+			s.Emit("run_1", backend.EvMessageDelta, json.RawMessage(fmt.Sprintf(`{"i":%d,"p":%q}`, b*perBatch+i, pad)),
+				func(_ []backend.Event, err error) { done <- err })
+		}
+		for range perBatch {
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+		}
+		peak = max(peak, walSize(t, path))
+	}
+	close(stop)
+	if err := <-readerDone; err != nil {
+		t.Fatal(err)
+	}
+	// The bound, plus what one interval between checks may add.
+	if limit := 2*walLimit + checkpointBytes; peak > limit {
+		t.Fatalf("WAL peaked at %d bytes under a busy reader, bound %d", peak, limit)
+	}
+	t.Logf("WAL peak %d bytes (bound %d) after %d MB of events", peak, walLimit, batches*perBatch*len(pad)>>20)
+	deadline := time.Now().Add(30 * time.Second)
+	for walSize(t, path) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("WAL still %d bytes with the writer idle", walSize(t, path))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func walSize(t *testing.T, path string) int64 {
+	t.Helper()
+	fi, err := os.Stat(path + "-wal")
+	if errors.Is(err, os.ErrNotExist) {
+		return 0
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Size()
+}
+
+func rawReader(t *testing.T, path string) *sql.DB {
+	db, err := sql.Open("sqlite3", "file:"+path+"?_query_only=1&_busy_timeout=5000")
+	if err != nil {
+		t.Error(err)
+	}
+	db.SetMaxOpenConns(1)
+	return db
 }

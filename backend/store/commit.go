@@ -109,7 +109,9 @@ func (s *Store) runGroup(group []jobReq) {
 				n += len(ev.Payload)
 			}
 		}
-		s.ckpt.committed(n)
+		if s.ckpt.committed(n) {
+			s.truncateWAL()
+		}
 	}
 	s.pubMu.RLock()
 	pub := s.pub
@@ -344,7 +346,7 @@ func (t *Tx) append(runID string, m runMeta, typ backend.EventType, payload any)
 
 func (t *Tx) insertEvent(ev backend.Event) error {
 	res, err := t.ins.ExecContext(t.ctx, ev.RunID, ev.Sequence, ev.ID, string(ev.Type), ev.SessionID, ev.AgentID,
-		ev.Timestamp, ev.SchemaVersion, string(ev.Payload))
+		ev.Timestamp, ev.SchemaVersion, string(ev.Payload), eventSum(&ev))
 	if err != nil {
 		return fmt.Errorf("insert event %s #%d: %w", ev.RunID, ev.Sequence, err)
 	}

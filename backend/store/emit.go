@@ -57,6 +57,7 @@ type emitRow struct {
 // rows saves most of the per-row driver cost by 8 rows and little after 32.
 // There is one statement per power of two up to it.
 const (
+	emitCols    = 10 // the columns of one event row
 	emitSizes   = 6
 	maxEmitRows = 1 << (emitSizes - 1)
 )
@@ -244,8 +245,8 @@ func (in *eventInserter) stmt(ctx context.Context, k int) (*sqlite3.SQLiteStmt, 
 	if st := in.stmts[k]; st != nil {
 		return st, nil
 	}
-	row := "(?, ?, ?, ?, ?, ?, ?, ?, ?)"
-	q := `INSERT INTO events (run_id, seq, id, type, session_id, agent_id, ts, schema_version, payload) VALUES ` +
+	row := "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	q := `INSERT INTO events (run_id, seq, id, type, session_id, agent_id, ts, schema_version, payload, sum) VALUES ` +
 		row + strings.Repeat(", "+row, 1<<k-1)
 	st, err := in.conn.PrepareContext(ctx, q)
 	if err != nil {
@@ -256,26 +257,27 @@ func (in *eventInserter) stmt(ctx context.Context, k int) (*sqlite3.SQLiteStmt, 
 }
 
 func (in *eventInserter) bind(rows []emitRow) []driver.NamedValue {
-	if need := 9 * len(rows); cap(in.args) < need {
-		in.args = make([]driver.NamedValue, 9*maxEmitRows)
+	if need := emitCols * len(rows); cap(in.args) < need {
+		in.args = make([]driver.NamedValue, emitCols*maxEmitRows)
 		for i := range in.args {
 			in.args[i].Ordinal = i + 1
 		}
 	}
-	args := in.args[:9*len(rows)]
+	args := in.args[:emitCols*len(rows)]
 	for j := range rows {
-		a, ev := args[9*j:9*j+9], &rows[j].ev
+		a, ev := args[emitCols*j:emitCols*j+emitCols], &rows[j].ev
 		a[1].Value, a[2].Value, a[7].Value = ev.Sequence, ev.ID, int64(ev.SchemaVersion)
 		// The payload column is TEXT in a STRICT table, so it is bound as a
 		// string: a view of the bytes, which the driver copies before
 		// binding and which nothing changes after Emit.
 		a[8].Value = unsafe.String(unsafe.SliceData(ev.Payload), len(ev.Payload))
+		a[9].Value = eventSum(ev) // checked on every read (checksum.go)
 		// Rows mostly repeat the previous row's run, type and millisecond:
 		// reuse its boxed values rather than allocate new ones.
 		var p []driver.NamedValue
 		pe := &backend.Event{}
 		if j > 0 {
-			p, pe = args[9*j-9:9*j], &rows[j-1].ev
+			p, pe = args[emitCols*(j-1):emitCols*j], &rows[j-1].ev
 		}
 		a[0].Value = box(p, 0, pe.RunID, ev.RunID)
 		a[3].Value = box(p, 3, string(pe.Type), string(ev.Type))

@@ -23,7 +23,7 @@ import (
 // string to copy again.
 const eventsQuery = `SELECT seq, id, type, ts, schema_version, CAST(payload AS BLOB),
 	CASE WHEN session_id = ?3 THEN NULL ELSE session_id END,
-	CASE WHEN agent_id = ?4 THEN NULL ELSE agent_id END
+	CASE WHEN agent_id = ?4 THEN NULL ELSE agent_id END, sum
 	FROM events WHERE run_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?5`
 
 // Events returns committed events of a run with sequence > after, ascending
@@ -71,7 +71,7 @@ func (s *Store) Events(ctx context.Context, runID string, after int64, limit int
 // scanEvents appends the rows of eventsQuery to out; base holds the run's
 // fields.
 func scanEvents(rows driver.Rows, base backend.Event, out []backend.Event) ([]backend.Event, error) {
-	dest := make([]driver.Value, 8)
+	dest := make([]driver.Value, 9)
 	for {
 		err := rows.Next(dest)
 		if errors.Is(err, io.EOF) {
@@ -97,6 +97,9 @@ func scanEvents(rows driver.Rows, base backend.Event, out []backend.Event) ([]ba
 			if !good {
 				return out, fmt.Errorf("event #%d: column %d is a %T", ev.Sequence, i, dest[i])
 			}
+		}
+		if err := checkSum(&ev, dest[8]); err != nil { // a damaged row is reported, never served
+			return out, err
 		}
 		out = append(out, ev)
 	}

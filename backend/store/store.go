@@ -220,8 +220,8 @@ func (s *Store) prepare(ctx context.Context) error {
 		stmt  **sql.Stmt
 		query string
 	}{
-		{&s.insEvent, `INSERT INTO events (run_id, seq, id, type, session_id, agent_id, ts, schema_version, payload)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&s.insEvent, `INSERT INTO events (run_id, seq, id, type, session_id, agent_id, ts, schema_version, payload,
+			sum) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&s.spBegin, "SAVEPOINT job"},
 		{&s.spRelease, "RELEASE job"},
 	} {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 
 	"agenthub/backend"
@@ -11,7 +12,7 @@ import (
 // sequence. It is for the few durable facts a run reads back when it is
 // activated again (e.g. its compactions), never for replay (see [Store.Events]).
 func (s *Store) EventsOfType(ctx context.Context, runID string, typ backend.EventType) ([]backend.Event, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT seq, id, session_id, agent_id, ts, schema_version, payload
+	rows, err := s.r.QueryContext(ctx, `SELECT seq, id, session_id, agent_id, ts, schema_version, payload, sum
 		FROM events WHERE run_id = ? AND type = ? ORDER BY seq`, runID, string(typ))
 	if err != nil {
 		return nil, fmt.Errorf("read %s events of %s: %w", typ, runID, err)
@@ -21,11 +22,19 @@ func (s *Store) EventsOfType(ctx context.Context, runID string, typ backend.Even
 	for rows.Next() {
 		ev := backend.Event{RunID: runID, Type: typ}
 		var payload string
+		var sum sql.NullInt64
 		if err := rows.Scan(&ev.Sequence, &ev.ID, &ev.SessionID, &ev.AgentID, &ev.Timestamp, &ev.SchemaVersion,
-			&payload); err != nil {
+			&payload, &sum); err != nil {
 			return nil, fmt.Errorf("read %s events of %s: %w", typ, runID, err)
 		}
 		ev.Payload = []byte(payload)
+		var stored any
+		if sum.Valid {
+			stored = sum.Int64
+		}
+		if err := checkSum(&ev, stored); err != nil {
+			return nil, err
+		}
 		out = append(out, ev)
 	}
 	return out, rows.Err()

@@ -1,0 +1,62 @@
+package store
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+
+	"agenthub/backend"
+)
+
+// Event checksums (migration 00004): CRC-32C over every column an event is
+// served from, each prefixed with its length so that no two events share an
+// encoding. CRC-32C runs in hardware on amd64 and arm64, cheap enough for the
+// committer's path (measured in docs/PERFORMANCE.md); it detects damage (a
+// flipped bit, a torn or edited row), not a forger, which the audit chain's
+// key is for.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+func eventSum(ev *backend.Event) int64 {
+	var buf [binary.MaxVarintLen64]byte
+	c := uint32(0)
+	str := func(s string) {
+		c = crc32.Update(c, castagnoli, buf[:binary.PutUvarint(buf[:], uint64(len(s)))])
+		c = crc32.Update(c, castagnoli, []byte(s))
+	}
+	num := func(n int64) {
+		c = crc32.Update(c, castagnoli, buf[:binary.PutVarint(buf[:], n)])
+	}
+	str(ev.RunID)
+	num(ev.Sequence)
+	str(ev.ID)
+	str(string(ev.Type))
+	str(ev.SessionID)
+	str(ev.AgentID)
+	str(ev.Timestamp)
+	num(int64(ev.SchemaVersion))
+	c = crc32.Update(c, castagnoli, buf[:binary.PutUvarint(buf[:], uint64(len(ev.Payload)))])
+	c = crc32.Update(c, castagnoli, ev.Payload)
+	return int64(c)
+}
+
+// checkSum returns a store_corrupt error when sum (the stored checksum, nil
+// for a row from before checksums) does not match ev.
+func checkSum(ev *backend.Event, sum any) error {
+	switch x := sum.(type) {
+	case nil:
+		return nil
+	case int64:
+		if x == eventSum(ev) {
+			return nil
+		}
+	}
+	return corruptEvent(ev.RunID, ev.Sequence)
+}
+
+func corruptEvent(runID string, seq int64) error {
+	return &backend.Error{Code: backend.CodeStoreCorrupt,
+		Err:     fmt.Errorf("event %s #%d: checksum mismatch", runID, seq),
+		Message: fmt.Sprintf("event #%d of run %s is damaged (its checksum does not match), so it is not shown", seq, runID),
+		Next: "Run `agenthub doctor --integrity`; restore agenthub.db from the newest backup in the data directory " +
+			"(agenthub.db.v*.bak) if it reports damage."}
+}
