@@ -65,8 +65,11 @@ test-desktop: build
 	AGENTHUB_BIN=$(CURDIR)/$(BIN) SMOKE_ARTIFACTS=$(ARTIFACTS)/desktop \
 		go test -tags smoke -count=1 -timeout 5m -v ./tests/desktop/
 
+# Hundreds of kill -9 points (200 random kills) and the crash-point sweep
+# repeated 3 times (every point of the workload, as a crash and as a failed
+# write; see docs/RELIABILITY.md).
 test-kill:
-	AGENTHUB_KILL_ITERATIONS=200 go test -count=1 -timeout 60m -run Kill ./backend/...
+	AGENTHUB_KILL_ITERATIONS=200 AGENTHUB_CRASH_REPEAT=3 go test -count=1 -timeout 60m -run 'Kill|Crash|DiskFull' ./backend/...
 
 bench:
 	go test -run '^$$' -bench . -benchtime 3x ./backend/store/... ./diffview/... ./workspace/...
