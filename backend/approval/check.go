@@ -57,7 +57,12 @@ func (p *Policy) Check() []ExampleFailure {
 	}
 	for i, r := range p.Shell {
 		run(ruleName("shell", i, r.ID), r.Match, r.NotMatch, func(ex string) (bool, string) {
-			return shellExample(ex, func(part Part) bool { return shellRuleMatch(r, part, r.Cwd, r.Verdict == backend.Deny) }, r.Verdict == backend.Deny)
+			return shellExample(ex, func(part Part) bool {
+				if r.Verdict == backend.Allow && part.Opaque != "" {
+					return false // evaluation ignores an allow for what it cannot see through
+				}
+				return shellRuleMatch(r, part, r.Cwd, r.Verdict == backend.Deny)
+			}, r.Verdict == backend.Deny)
 		})
 	}
 	for i, r := range p.Network {

@@ -200,3 +200,16 @@ func TestSeenThroughStillAllows(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckAgreesOnOpaque: policy check says an allow rule does not match
+// what evaluation will not allow it for.
+func TestCheckAgreesOnOpaque(t *testing.T) {
+	p, err := ParsePolicy([]byte("version = 1\n[[shell]]\nid = \"py\"\nprefix = [\"python3\"]\nverdict = \"allow\"\n" +
+		"match = [\"python3 -c 'print(1)'\"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fails := p.Check(); len(fails) != 1 || fails[0].Example != "python3 -c 'print(1)'" {
+		t.Errorf("Check = %v, want the opaque example to fail to match", fails)
+	}
+}
