@@ -109,7 +109,7 @@ const minEncoded = 10
 // base64 text ("user:" + v in a Basic header, a Docker config's auth),
 // each cut to the characters that depend on v alone.
 func forms(v string) []string {
-	if len(v) < MinSecretLen || strings.Contains(markerText, v) {
+	if len(v) < MinSecretLen || strings.Contains(markerText(), v) {
 		return nil
 	}
 	out := []string{v}
@@ -133,7 +133,7 @@ func forms(v string) []string {
 	// Only forms that a marker does not hold keep redaction idempotent.
 	kept := out[:0]
 	for _, f := range out {
-		if !strings.Contains(markerText, f) {
+		if !strings.Contains(markerText(), f) {
 			kept = append(kept, f)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
 )
 
 // MinSecretLen is the shortest environment value treated as a secret;
@@ -97,15 +98,15 @@ func (r *Redactor) Add(values ...string) {
 }
 
 // markerText holds every marker, so Add can refuse values hidden in them.
-var markerText = func() string {
+var markerText = sync.OnceValue(func() string {
 	var b strings.Builder
 	b.WriteString(marker(KindEnv))
-	for _, r := range set.rules {
+	for _, r := range compiledRules().rules {
 		b.WriteString(marker(r.kind))
 	}
 	b.WriteString(marker(kindAttr))
 	return b.String()
-}()
+})
 
 // maxPasses bounds the passes until nothing changes; one pass nearly always
 // suffices, a second confirms it.
@@ -132,13 +133,13 @@ func (r *Redactor) pass(s string) string {
 	// one line, and short lines keep the regexp engine on its fast
 	// backtracking path.
 	if !strings.Contains(s, "\n") {
-		return set.redactText(s, allRules)
+		return compiledRules().redactText(s, allRules)
 	}
-	s = set.redactText(s, wholeRules)
+	s = compiledRules().redactText(s, wholeRules)
 	lines := strings.SplitAfter(s, "\n")
 	changed := false
 	for i, ln := range lines {
-		if out := set.redactText(ln, lineRules); out != ln {
+		if out := compiledRules().redactText(ln, lineRules); out != ln {
 			lines[i], changed = out, true
 		}
 	}

@@ -80,7 +80,7 @@ func safeCut(b string) int {
 // reach across (see [Stream]), or 0.
 func blankCut(line string) int {
 	var ctx []int // starts of keywords of rules that may hold a blank
-	set.context.eachAt(line, func(i int) { ctx = append(ctx, i) })
+	compiledRules().context.eachAt(line, func(i int) { ctx = append(ctx, i) })
 	j := len(ctx) - 1 // the last keyword that starts before c
 	for c := len(line); c > 0; c-- {
 		for j >= 0 && ctx[j] >= c {
@@ -109,7 +109,7 @@ func forcedCut(b string, cut int) int {
 	if len(region) > maxLine {
 		return cut + c // give up holding: see maxLine
 	}
-	extents := set.extents(region)
+	extents := compiledRules().extents(region)
 	for moved := true; moved && c > 0; {
 		moved = false
 		for _, e := range extents {
