@@ -6,7 +6,7 @@ set -euo pipefail
 mode=${1:-run}
 
 run_pkgs_deb="build-essential pkg-config git libgtk-3-dev libwebkit2gtk-4.1-dev"
-test_pkgs_deb="xvfb xauth x11-apps imagemagick xdotool dbus chromium patch fonts-wqy-microhei sqlite3"
+test_pkgs_deb="xvfb xauth x11-apps imagemagick xdotool dbus chromium patch fonts-wqy-microhei sqlite3 strace iproute2"
 run_pkgs_dnf="gcc pkgconf-pkg-config git gtk3-devel webkit2gtk4.1-devel"
 test_pkgs_dnf="xorg-x11-server-Xvfb xdotool ImageMagick dbus-daemon chromium patch"
 run_pkgs_pac="base-devel pkgconf git gtk3 webkit2gtk-4.1"
