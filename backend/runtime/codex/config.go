@@ -182,10 +182,22 @@ func endpointArgs(ep endpoint) []string {
 	return []string{"-c", "model_providers.agenthub.base_url=" + strconv.Quote(ep.url)}
 }
 
+// offlineFeatures are Codex features that reach services other than the
+// model server on their own: with a loopback model server, 0.169.0 still
+// looked up api.github.com and chatgpt.com and ran git-remote-https (its
+// curated plugin sync, ChatGPT apps and connectors), outside AgentHub's
+// network gate (issue 14 item 10). AgentHub turns them off; the offline
+// test (app/cli/offline_test.go) runs Codex in a network namespace and
+// fails on any other connection.
+var offlineFeatures = []string{"plugins", "remote_plugin", "plugin_sharing", "apps", "in_app_updates",
+	"tool_suggest", "skill_mcp_dependency_install", "image_generation", "realtime_conversation", "browser_use",
+	"browser_use_external", "computer_use"}
+
 // configTOML is CODEX_HOME/config.toml: the profile's server as the only
 // model provider, no update check, no hosted web search (an action nothing
-// could gate), no analytics, no history file, and commands get a core
-// environment without keys. Approval policy and sandbox are set per thread
+// could gate), no analytics, no history file, no feature that reaches
+// another service (offlineFeatures), and commands get a core environment
+// without keys. Approval policy and sandbox are set per thread
 // (app-server) or per command line (exec), never here.
 func (c Config) configTOML() string {
 	q := strconv.Quote
@@ -211,6 +223,11 @@ func (c Config) configTOML() string {
 		"[shell_environment_policy]",
 		`inherit = "core"`,
 		`exclude = ["*KEY*", "*TOKEN*", "*SECRET*", "*PASSWORD*"]`,
+		"",
+		"[features]",
+	}
+	for _, f := range offlineFeatures {
+		lines = append(lines, f+" = false")
 	}
 	return strings.Join(lines, "\n") + "\n"
 }

@@ -62,6 +62,12 @@ func TestConfigFile(t *testing.T) {
 	if pol["inherit"] != "core" || !slices.Contains(pol["exclude"].([]any), any("*KEY*")) {
 		t.Fatalf("shell_environment_policy: %v", pol)
 	}
+	features, _ := got["features"].(map[string]any)
+	for _, f := range []string{"plugins", "remote_plugin", "apps"} {
+		if features[f] != false {
+			t.Errorf("feature %s, which reaches services other than the model server, is not off: %v", f, features)
+		}
+	}
 }
 
 // TestEnvironIsAnAllowList: the CLI gets an isolated HOME and CODEX_HOME,
