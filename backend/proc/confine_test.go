@@ -91,6 +91,8 @@ func TestConfinedFiles(t *testing.T) {
 		{"list a sibling", `ls ` + sibling + ` || echo refused`, "refused\n"},
 		{"the shared /tmp", `echo x > /tmp/agenthub-confine-probe-$$ || echo refused`, "refused\n"},
 		{"read the system", `test -r /etc/passwd && head -c 0 /etc/passwd && echo readable`, "readable\n"},
+		{"read AgentHub's memory", `head -c 8 /proc/` + strconv.Itoa(os.Getpid()) + `/mem >/dev/null || echo refused`,
+			"refused\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -102,6 +104,11 @@ func TestConfinedFiles(t *testing.T) {
 				t.Errorf("stderr %q, want EACCES (Permission denied)", res.Stderr)
 			}
 		})
+	}
+	// Signals to processes outside the domain are refused with EPERM.
+	if res := runConfined(t, ws, rules, `kill -0 `+strconv.Itoa(os.Getpid())+` || echo refused`); string(res.Stdout) !=
+		"refused\n" || !strings.Contains(string(res.Stderr), "not permitted") {
+		t.Errorf("signal AgentHub: stdout %q, stderr %q", res.Stdout, res.Stderr)
 	}
 	if b, _ := os.ReadFile(secret); string(b) != "s3cret" {
 		t.Errorf("the file outside the workspace now holds %q", b)
