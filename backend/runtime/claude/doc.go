@@ -19,7 +19,9 @@
 //
 // Invariants: the CLI never runs with --dangerously-skip-permissions or a
 // bypass mode, reads no settings file of the user or the workspace, and gets
-// an allow-listed environment with an isolated HOME; every answer to a
+// an allow-listed environment with an isolated HOME and never the profile's
+// key (it talks to a keyproxy with a per-session token); a read through a
+// link leading out of the workspace is refused; every answer to a
 // permission request is once-scoped (AP14); events and tool results hold
 // workspace-relative paths only, and text from the CLI is scrubbed of
 // machine paths and secrets. Processes are started only through

@@ -34,8 +34,10 @@
 // Invariants: the CLI never gets a bypass (no danger-full-access, no
 // --dangerously-bypass-approvals-and-sandbox, approval policy never
 // "never" in gated mode); CODEX_HOME is AgentHub's own, written by AgentHub,
-// and the environment is an allow-list; every answer is once-scoped
-// ("accept" or "decline", never acceptForSession or a policy amendment:
+// and the environment is an allow-list that never holds the profile's key
+// (Codex talks to a keyproxy with a per-session token); features that
+// reach services other than the model server are off; every answer is
+// once-scoped ("accept" or "decline", never acceptForSession or a policy amendment:
 // grants stay with AgentHub, AP14); events and tool results hold
 // workspace-relative paths only, and text from the CLI is scrubbed of
 // machine paths and secrets; the raw output is kept beside the database.
