@@ -2,6 +2,7 @@ package approval
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -402,7 +403,12 @@ func (w *walker) wordPart(part syntax.WordPart, b *strings.Builder, quoted bool,
 		return glob, ""
 	case *syntax.SglQuoted:
 		if p.Dollar {
-			return true, "" // $'…' escapes: kept as source text
+			text, ok := decodeANSIC(p.Value)
+			if !ok {
+				return true, "" // an escape we do not decode as bash does: kept as source text
+			}
+			b.WriteString(text)
+			return false, ""
 		}
 		b.WriteString(p.Value)
 		return false, ""
@@ -508,4 +514,83 @@ func (w *walker) parseScript(script string, scope Part, depth int) {
 		return
 	}
 	w.stmts(f.Stmts, scope, depth+1)
+}
+
+// decodeANSIC decodes the escapes of bash's $'…' quoting, so $'\x72\x6d' is
+// the word rm a deny rule sees. ok is false for anything it does not decode
+// exactly as bash does (a NUL, which ends the word in bash; \c; an unknown
+// escape), and the word then stays dynamic.
+func decodeANSIC(s string) (string, bool) {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' {
+			b.WriteByte(c)
+			continue
+		}
+		if i+1 >= len(s) {
+			return "", false
+		}
+		i++
+		switch e := s[i]; e {
+		case 'a':
+			b.WriteByte('\a')
+		case 'b':
+			b.WriteByte('\b')
+		case 'e', 'E':
+			b.WriteByte(0x1b)
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'v':
+			b.WriteByte('\v')
+		case '\\', '\'', '"', '?':
+			b.WriteByte(e)
+		case 'x', 'u', 'U', '0', '1', '2', '3', '4', '5', '6', '7':
+			base, most, start := 16, map[byte]int{'x': 2, 'u': 4, 'U': 8}[e], i+1
+			if e >= '0' && e <= '7' {
+				base, most, start = 8, 3, i
+			}
+			end := start
+			for end < len(s) && end-start < most && isDigitIn(s[end], base) {
+				end++
+			}
+			if end == start {
+				return "", false
+			}
+			n, err := strconv.ParseUint(s[start:end], base, 32)
+			if err != nil || n == 0 || n > 0x10FFFF {
+				return "", false
+			}
+			if e == 'u' || e == 'U' {
+				b.WriteRune(rune(n))
+			} else {
+				if n > 0xFF {
+					return "", false
+				}
+				b.WriteByte(byte(n))
+			}
+			i = end - 1
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
+}
+
+func isDigitIn(c byte, base int) bool {
+	switch {
+	case c >= '0' && c <= '7':
+		return true
+	case c == '8' || c == '9':
+		return base == 16
+	case (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'):
+		return base == 16
+	}
+	return false
 }

@@ -115,7 +115,7 @@ var structureCases = []string{
 	"coproc rm x", "[[ $(rm x) ]]", "(( $(rm x) ))", "echo ${X:-$(rm x)}", "$x rm -rf /", "${x} rm -rf /",
 	"\"$x\" rm x", "$(echo) rm x", "/bin/rm x", "./rm x", "\\rm x", "r\\m x", "'rm' x", "\"rm\" x",
 	"timeout 5 nice -n 2 env A=1 sudo bash -c 'xargs rm'", "git push -f", "sudo git push -f origin",
-	"bash -c 'git push -f'",
+	"bash -c 'git push -f'", "$'\\x72\\x6d' -rf /", "$'\\162m' x", "$'r\\x00' x; rm x",
 }
 
 // TestWrapperTableComplete: every wrapper of the table has its cases, and
