@@ -42,7 +42,10 @@ func runRuns(ctx context.Context, e *Env, args []string) error {
 		if err != nil {
 			return err
 		}
-		return printRun(e, *asJSON, r)
+		if err := printRun(e, *asJSON, r); err != nil || *asJSON {
+			return err
+		}
+		return printConflicts(e, runs, r.ID)
 	case "events":
 		return printEvents(e, runs, words[0], *since, *asJSON)
 	case "cancel":
