@@ -1,0 +1,116 @@
+package engine
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"agenthub/backend"
+	"agenthub/backend/store"
+	"agenthub/workspace"
+)
+
+// TestRecoverReconcilesIntents (issue 15.1): a process died between an
+// intent's commit and the commit of its outcome. At the next start the disk
+// decides: after-image → applied, with the patch.applied event and audit
+// entry the dead process never committed; before-image → not applied; a
+// third content → a run.workspace.conflict with its stable code, nothing
+// touched. Staging files go in every case, and the interrupted call's result
+// says what happened to its files.
+func TestRecoverReconcilesIntents(t *testing.T) {
+	h := func(s string) string { return workspace.Hash([]byte(s)) }
+	cases := []struct {
+		name    string
+		disk    string
+		state   string
+		event   backend.EventType
+		audit   string
+		callSay string
+	}{
+		{"after image", "new", store.IntentApplied, backend.EvPatchApplied, "patch.applied", "was applied"},
+		{"before image", "old", store.IntentNotApplied, "", "patch.not_applied", "nothing was written"},
+		{"third content", "edited", store.IntentConflict, backend.EvWorkspaceConflict, "patch.conflict",
+			backend.CodeWorkspaceConflict},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			root, db := newWorkspace(t)
+			if err := os.WriteFile(filepath.Join(root, "f.txt"), []byte(c.disk), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			stage := ".agenthub-0123456789abcdef.tmp"
+			if err := os.WriteFile(filepath.Join(root, stage), []byte("new"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			g := newGated(t, root, db)
+			runID := backend.NewID(backend.PrefixRun)
+			_, err := g.st.Do(t.Context(), func(tx *store.Tx) error {
+				if err := tx.CreateSession("ses_1", "ws_1", "s"); err != nil {
+					return err
+				}
+				if _, err := tx.CreateRun(store.RunRecord{ID: runID, SessionID: "ses_1", WorkspaceID: "ws_1",
+					Profile: "p", AgentID: "p", Runtime: "native", Task: "t"}, nil); err != nil {
+					return err
+				}
+				for _, to := range []backend.RunState{backend.RunPlanned, backend.RunAccepted, backend.RunPreparing,
+					backend.RunRunning, backend.RunApplying} {
+					if _, err := tx.Transition(runID, to, "", nil); err != nil {
+						return err
+					}
+				}
+				if err := tx.PutCall(store.Call{ID: "c1", RunID: runID, Step: 1, Name: "write_file",
+					Status: backend.CallRunning, Arguments: json.RawMessage(`{}`)}); err != nil {
+					return err
+				}
+				return tx.OpenIntent(store.Intent{ID: "ck_0123456789abcdef01234567", RunID: runID, ToolCallID: "c1",
+					WorkspaceID: "ws_1", Op: "write", Files: []store.IntentFile{{Path: "f.txt", Before: h("old"),
+						After: h("new")}}, Staging: []string{stage}})
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := g.e.Recover(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			defer g.close(t)
+			ins, err := g.st.Intents(t.Context(), runID)
+			if err != nil || len(ins) != 1 || ins[0].State != c.state {
+				t.Fatalf("intents = %+v, %v; want one %s", ins, err, c.state)
+			}
+			if data, _ := os.ReadFile(filepath.Join(root, "f.txt")); string(data) != c.disk {
+				t.Errorf("recovery changed the file to %q", data)
+			}
+			if _, err := os.Stat(filepath.Join(root, stage)); !os.IsNotExist(err) {
+				t.Errorf("the staging file is still there: %v", err)
+			}
+			var types []backend.EventType
+			evs, _ := g.st.Events(t.Context(), runID, 0, 0)
+			for _, ev := range evs {
+				types = append(types, ev.Type)
+				if ev.Type == backend.EvWorkspaceConflict {
+					var p backend.WorkspaceConflict
+					if json.Unmarshal(ev.Payload, &p) != nil || p.Code != backend.CodeWorkspaceConflict ||
+						len(p.Files) != 1 || p.Files[0].Found != h("edited") || p.Next == "" {
+						t.Errorf("conflict payload %s", ev.Payload)
+					}
+				}
+			}
+			if c.event != "" && !slices.Contains(types, c.event) {
+				t.Errorf("events %v, want %s", types, c.event)
+			}
+			if kinds := g.auditKinds(t); !slices.Contains(kinds, c.audit+"/engine") {
+				t.Errorf("audit %v, want %s", kinds, c.audit)
+			}
+			r, _ := g.st.Run(t.Context(), runID)
+			if r.State != backend.RunFailed || r.FailureCode != backend.FailRunInterrupted {
+				t.Errorf("run %s %s, want Failed(run_interrupted)", r.State, r.FailureCode)
+			}
+			if _, out := g.call(t, runID, "c1"); !strings.Contains(out, c.callSay) {
+				t.Errorf("the call's result %q does not say %q", out, c.callSay)
+			}
+		})
+	}
+}
