@@ -98,6 +98,7 @@ func (s *Store) runGroup(group []jobReq) {
 	evs := make([][]backend.Event, len(group))
 	errs := make([]error, len(group))
 	if err := s.commitGroup(group, evs, errs); err != nil {
+		err = storageError(s.path, err)
 		s.meta = map[string]runMeta{} // the cache may hold uncommitted sequences
 		for i := range group {
 			evs[i], errs[i] = nil, err

@@ -17,6 +17,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -89,6 +90,14 @@ func Open(ctx context.Context, path string) (*Store, error) {
 }
 
 func open(ctx context.Context, path string, migrations fs.FS) (*Store, error) {
+	s, err := openStore(ctx, path, migrations)
+	if err != nil {
+		return nil, storageError(path, err)
+	}
+	return s, nil
+}
+
+func openStore(ctx context.Context, path string, migrations fs.FS) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("open store: create directory: %w", err)
 	}
@@ -108,6 +117,10 @@ func open(ctx context.Context, path string, migrations fs.FS) (*Store, error) {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
 	if err := migrate(ctx, w, path, existed, migrations); err != nil {
+		var failed *migrationFailed
+		if errors.As(err, &failed) {
+			return nil, failed.restore(w, path)
+		}
 		w.Close()
 		return nil, err
 	}
@@ -151,6 +164,9 @@ func migrate(ctx context.Context, db *sql.DB, path string, existed bool, migrati
 	if err != nil {
 		return fmt.Errorf("migrate store: %w", err)
 	}
+	if err := refuseTooNew(ctx, db, p, path); err != nil {
+		return err
+	}
 	pending, err := p.HasPending(ctx)
 	if err != nil {
 		return fmt.Errorf("migrate store: check pending: %w", err)
@@ -158,18 +174,22 @@ func migrate(ctx context.Context, db *sql.DB, path string, existed bool, migrati
 	if !pending {
 		return nil
 	}
+	var bak string
+	var cur int64
 	if existed {
-		cur, err := p.GetDBVersion(ctx)
-		if err != nil {
+		if cur, err = p.GetDBVersion(ctx); err != nil {
 			return fmt.Errorf("migrate store: read version: %w", err)
 		}
-		if err := backup(ctx, db, path, cur); err != nil {
+		if bak, err = backup(ctx, db, path, cur); err != nil {
 			return err
 		}
 	}
 	res, err := p.Up(ctx)
 	if err != nil {
-		return fmt.Errorf("migrate store: %w", err)
+		return &migrationFailed{backup: bak, from: cur, err: err}
+	}
+	if _, err := db.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", maxVersion(p))); err != nil {
+		return fmt.Errorf("migrate store: stamp version: %w", err)
 	}
 	for _, r := range res {
 		slog.Info("store migrated", "version", r.Source.Version, "duration_ms", r.Duration.Milliseconds())
@@ -179,13 +199,115 @@ func migrate(ctx context.Context, db *sql.DB, path string, existed bool, migrati
 
 // backup writes a consistent copy next to the database with VACUUM INTO,
 // which is safe with WAL and never touches the original.
-func backup(ctx context.Context, db *sql.DB, path string, version int64) error {
+// Backups are rotated: the newest keepBackups are kept.
+func backup(ctx context.Context, db *sql.DB, path string, version int64) (string, error) {
 	name := fmt.Sprintf("%s.v%d-%s.bak", path, version, time.Now().UTC().Format("20060102T150405.000000000"))
 	if _, err := db.ExecContext(ctx, "VACUUM INTO ?", name); err != nil {
-		return fmt.Errorf("back up store before migration: %w", err)
+		return "", fmt.Errorf("back up store before migration: %w", errors.Join(err, removeIfExists(name)))
 	}
 	slog.Info("store backed up before migration", "from_version", version, "file", filepath.Base(name))
+	if err := rotateBackups(path); err != nil {
+		slog.Warn("old store backups not removed", "err", err)
+	}
+	return name, nil
+}
+
+func removeIfExists(p string) error {
+	if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
 	return nil
+}
+
+// maxVersion is the newest migration this build knows.
+func maxVersion(p *goose.Provider) int64 {
+	var v int64
+	for _, src := range p.ListSources() {
+		v = max(v, src.Version)
+	}
+	return v
+}
+
+// refuseTooNew refuses a database a newer AgentHub migrated (its goose
+// version or its user_version stamp past this build's newest migration)
+// before anything writes to it.
+func refuseTooNew(ctx context.Context, db *sql.DB, p *goose.Provider, path string) error {
+	known := maxVersion(p)
+	var stamped int64
+	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&stamped); err != nil {
+		return fmt.Errorf("migrate store: read user_version: %w", err)
+	}
+	var applied int64
+	err := db.QueryRowContext(ctx, `SELECT coalesce(max(version_id), 0) FROM goose_db_version WHERE is_applied`).
+		Scan(&applied)
+	if err != nil && !strings.Contains(err.Error(), "no such table") {
+		return fmt.Errorf("migrate store: read version: %w", err)
+	}
+	if v := max(stamped, applied); v > known {
+		return &backend.Error{Code: backend.CodeStoreTooNew,
+			Err: fmt.Errorf("database schema version %d, this build knows up to %d", v, known),
+			Message: fmt.Sprintf("The database %s was written by a newer AgentHub (schema version %d; this one "+
+				"knows up to %d), so it is not opened: writing it could lose what the newer version stored.",
+				filepath.Base(path), v, known),
+			Next: fmt.Sprintf("Install the AgentHub version that last used this data directory (schema %d or "+
+				"later), or pass --home DIR to use another data directory.", v)}
+	}
+	return nil
+}
+
+// migrationFailed is a migration that failed after the backup was taken.
+type migrationFailed struct {
+	backup string // "" for a database that held nothing
+	from   int64
+	err    error
+}
+
+func (m *migrationFailed) Error() string { return "migrate store: " + m.err.Error() }
+func (m *migrationFailed) Unwrap() error { return m.err }
+
+// restore closes the writer and puts the backup back in place of the
+// partly migrated file (its -wal and -shm removed), so that the database is
+// exactly as it was before; it says so in the error.
+func (m *migrationFailed) restore(w *sql.DB, path string) error {
+	cerr := w.Close()
+	if m.backup == "" {
+		err := errors.Join(cerr, removeIfExists(path), removeIfExists(path+"-wal"), removeIfExists(path+"-shm"))
+		return &backend.Error{Code: backend.CodeStoreMigration, Err: errors.Join(m, err),
+			Message: "Creating the database failed: " + m.err.Error() + "; the new, empty file was removed.",
+			Next:    "Report the error, then install a fixed version of AgentHub."}
+	}
+	err := errors.Join(cerr, copyFile(m.backup, path+".restore"), removeIfExists(path+"-wal"),
+		removeIfExists(path+"-shm"))
+	if err == nil {
+		err = os.Rename(path+".restore", path)
+	}
+	if err != nil {
+		return &backend.Error{Code: backend.CodeStoreMigration, Err: errors.Join(m, err),
+			Message: fmt.Sprintf("Updating the database from schema %d failed, and putting back its backup %s "+
+				"failed too.", m.from, filepath.Base(m.backup)),
+			Next: "Stop AgentHub, copy " + filepath.Base(m.backup) + " (in the data directory) to " +
+				filepath.Base(path) + ", and install a fixed version of AgentHub."}
+	}
+	slog.Error("store migration failed; the backup was put back", "backup", filepath.Base(m.backup), "err", m.err)
+	return &backend.Error{Code: backend.CodeStoreMigration, Err: m,
+		Message: fmt.Sprintf("Updating the database from schema %d failed: %v. It was restored from its backup %s, "+
+			"so nothing was lost.", m.from, m.err, filepath.Base(m.backup)),
+		Next: "Report the error, then install a fixed version of AgentHub; this one fails the same way each start."}
+}
+
+// copyFile copies src to dst and syncs it.
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, in)
+	return errors.Join(err, out.Sync(), out.Close())
 }
 
 // Close closes both pools. The WAL is checkpointed by SQLite on the last close.
@@ -260,13 +382,13 @@ func (s *Store) Integrity(ctx context.Context) error {
 func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("begin: %w", err)
+		return storageError(s.path, fmt.Errorf("begin: %w", err))
 	}
 	if err := fn(tx); err != nil {
-		return errors.Join(err, rollback(tx))
+		return storageError(s.path, errors.Join(err, rollback(tx)))
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
+		return storageError(s.path, fmt.Errorf("commit: %w", err))
 	}
 	return nil
 }
