@@ -37,7 +37,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -117,7 +116,6 @@ func supervise() int {
 		report("error %v", err)
 		return 126
 	}
-	s.target.Store(int64(child.Pid))
 	report("started %d", child.Pid)
 	ws := s.reap(child.Pid)
 	// The last sweep runs off this thread: it is confined, and the rules
@@ -136,9 +134,9 @@ func supervise() int {
 	return ws.ExitStatus()
 }
 
-type supervisor struct {
-	target atomic.Int64
-}
+// supervisor is the state of the supervising process; its work is in
+// its methods.
+type supervisor struct{}
 
 // handle acts on signals and on AgentHub's death.
 func (s *supervisor) handle(sigs <-chan os.Signal, gone <-chan struct{}) {
