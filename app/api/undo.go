@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 
 	"agenthub/backend"
+	"agenthub/backend/store"
 	"agenthub/workspace"
 )
 
@@ -41,17 +43,54 @@ func (w *WorkspacesAPI) Undo(workspaceID, checkpointID string) (UndoResult, erro
 	if err != nil {
 		return UndoResult{}, err
 	}
-	res, err := workspace.Undo(fsys, ck, checkpointID)
+	res, err := workspace.UndoWith(fsys, ck, checkpointID, workspace.Options{
+		Journal: undoJournal{ctx: ctx, db: db, workspaceID: ws.ID}})
 	if err != nil {
 		return UndoResult{}, undoError(err)
 	}
+	// The audit entry and the close of the undo's intent are one commit:
+	// a crash before it leaves the intent open for the next start to
+	// reconcile with the disk (docs/RELIABILITY.md).
 	by := w.core.By()
-	if _, err := db.AppendAudit(ctx, backend.AuditEntry{At: backend.Stamp(nowUTC()), Actor: by.Actor,
-		Surface: by.Surface, Kind: "patch.undone", Data: map[string]any{"workspaceId": ws.ID,
-			"checkpointId": checkpointID, "undoCheckpointId": res.CheckpointID, "files": res.Files}}); err != nil {
+	_, err = db.Do(ctx, func(tx *store.Tx) error {
+		if _, err := tx.Audit(backend.AuditEntry{At: backend.Stamp(nowUTC()), Actor: by.Actor,
+			Surface: by.Surface, Kind: "patch.undone", Data: map[string]any{"workspaceId": ws.ID,
+				"checkpointId": checkpointID, "undoCheckpointId": res.CheckpointID, "files": res.Files}}); err != nil {
+			return err
+		}
+		_, err := tx.CloseIntent(res.CheckpointID, store.IntentApplied, "undone")
+		return err
+	})
+	if err != nil {
 		return UndoResult{}, err
 	}
 	return UndoResult{CheckpointID: res.CheckpointID, Files: res.Files}, nil
+}
+
+// undoJournal records an undo as an intent before it touches a file.
+type undoJournal struct {
+	ctx         context.Context
+	db          *store.Store
+	workspaceID string
+}
+
+func (j undoJournal) Intend(in workspace.Intent) error {
+	rec := store.Intent{ID: in.ID, WorkspaceID: j.workspaceID, Op: in.Op, Undoes: in.Undoes, Staging: in.Staging}
+	for _, f := range in.Files {
+		rec.Files = append(rec.Files, store.IntentFile{Path: f.Path, Before: f.Before, After: f.After})
+	}
+	_, err := j.db.Do(j.ctx, func(tx *store.Tx) error { return tx.OpenIntent(rec) })
+	return err
+}
+
+func (j undoJournal) Abandon(id string, v workspace.Verdict, cause error) {
+	_, err := j.db.Do(j.ctx, func(tx *store.Tx) error {
+		_, err := tx.CloseIntent(id, string(v), "the undo failed: "+cause.Error())
+		return err
+	})
+	if err != nil {
+		slog.Warn("undo: close intent", "intent_id", id, "err", err)
+	}
 }
 
 func undoError(err error) error {
