@@ -286,6 +286,9 @@ func (w *FS) syncDirs(ts []*target) error {
 			continue
 		}
 		done[d] = true
+		if err := crashpoint.Hit("workspace.dirsync"); err != nil {
+			return err
+		}
 		f, err := w.open(d)
 		if err != nil {
 			return w.mapErr("sync", d, err)

@@ -211,8 +211,8 @@ func TestCrashPointSweep(t *testing.T) {
 	t.Logf("%d crash points per run: %v", len(points), kinds)
 	repeat := envInt(t, "AGENTHUB_CRASH_REPEAT", 1)
 	// CI keeps to a few minutes: every point of the effect path, and every
-	// 2nd (exit) or 4th (fail) store commit; AGENTHUB_CRASH_FULL=1 takes all.
-	stride := map[string]int{"exit": 2, "fail": 4}
+	// 4th (exit) or 8th (fail) store commit; AGENTHUB_CRASH_FULL=1 takes all.
+	stride := map[string]int{"exit": 4, "fail": 8}
 	if os.Getenv("AGENTHUB_CRASH_FULL") != "" {
 		stride = map[string]int{"exit": 1, "fail": 1}
 	}
