@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -112,3 +113,34 @@ func usage(path string) string {
 }
 
 func mb(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/(1<<20)) }
+
+// Check runs PRAGMA quick_check, or integrity_check when full is set (it
+// also compares every index with its table: slower), and returns nil for
+// "ok", else store_corrupt with SQLite's first findings and the backup to
+// restore.
+func (s *Store) Check(ctx context.Context, full bool) error {
+	pragma := "PRAGMA quick_check(20)"
+	if full {
+		pragma = "PRAGMA integrity_check(20)"
+	}
+	rows, err := s.r.QueryContext(ctx, pragma)
+	if err != nil {
+		return storageError(s.path, fmt.Errorf("%s: %w", pragma, err))
+	}
+	defer rows.Close()
+	var found []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return storageError(s.path, fmt.Errorf("%s: %w", pragma, err))
+		}
+		found = append(found, line)
+	}
+	if err := rows.Err(); err != nil {
+		return storageError(s.path, fmt.Errorf("%s: %w", pragma, err))
+	}
+	if len(found) == 1 && found[0] == "ok" {
+		return nil
+	}
+	return corruptError(s.path, fmt.Errorf("%s: %s", pragma, strings.Join(found, "; ")))
+}
