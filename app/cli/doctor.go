@@ -2,12 +2,15 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"agenthub/app/api"
+	"agenthub/backend"
+	"agenthub/backend/store"
 )
 
 // check is one line of `agenthub doctor`.
@@ -21,6 +24,7 @@ type check struct {
 
 func runDoctor(ctx context.Context, e *Env, args []string) error {
 	fl, home := flags(e, "doctor")
+	integrity := fl.Bool("integrity", false, "run SQLite's full integrity_check instead of quick_check (slower)")
 	if err := parse(fl, args); err != nil {
 		return err
 	}
@@ -29,7 +33,7 @@ func runDoctor(ctx context.Context, e *Env, args []string) error {
 	}
 	checks := []check{libraryCheck("GTK 3", "libgtk-3.so.0"), libraryCheck("WebKitGTK 4.1", "libwebkit2gtk-4.1.so.0"),
 		displayCheck(e.Getenv), confinementCheck()}
-	checks = append(checks, dataChecks(ctx, e, *home)...)
+	checks = append(checks, dataChecks(ctx, e, *home, *integrity)...)
 	checks = append(checks, toolChecks(ctx, e)...)
 	checks = append(checks, modelServerChecks(ctx, e.Getenv)...)
 	failed := 0
@@ -106,7 +110,7 @@ func displayCheck(getenv func(string) string) check {
 		fix: "start AgentHub from a desktop session, or use `agenthub serve` for browser mode"}
 }
 
-func dataChecks(ctx context.Context, e *Env, homeFlag string) []check {
+func dataChecks(ctx context.Context, e *Env, homeFlag string, integrity bool) []check {
 	home, err := api.ResolveHome(homeFlag, e.Getenv)
 	if err != nil {
 		return []check{{name: "data directory", detail: err.Error(), fix: "pass --home DIR"}}
@@ -119,12 +123,56 @@ func dataChecks(ctx context.Context, e *Env, homeFlag string) []check {
 	out := []check{{name: "data directory", ok: true, detail: shown + " is writable"}}
 	core, err := api.Open(ctx, api.Config{Home: home, Version: e.Version, Surface: "cli"})
 	if err != nil {
-		return append(out, check{name: "SQLite", detail: api.ErrorOf(err).Message, fix: "check the disk and the database file's permissions"})
+		body := api.ErrorOf(err)
+		return append(out, check{name: "SQLite", detail: body.Message + " (" + string(body.Code) + ")", fix: body.Next})
 	}
 	defer core.Close()
-	v, err := core.Store().SQLiteVersion(ctx)
+	st := core.Store()
+	v, err := st.SQLiteVersion(ctx)
 	if err != nil {
 		return append(out, check{name: "SQLite", detail: err.Error(), fix: "check the database file"})
 	}
-	return append(out, check{name: "SQLite", ok: true, detail: "version " + v + ", database opens and migrates"})
+	out = append(out, check{name: "SQLite", ok: true, detail: "version " + v + ", database opens and migrates"})
+	return append(out, storageChecks(ctx, st, integrity)...)
+}
+
+// storageChecks are the database's own: SQLite's quick_check (or
+// integrity_check), and the audit chain against its key and anchor, which
+// also tells a database that lost entries since the last start.
+func storageChecks(ctx context.Context, st *store.Store, integrity bool) []check {
+	name := "database integrity (quick_check)"
+	if integrity {
+		name = "database integrity (integrity_check)"
+	}
+	var out []check
+	if err := st.Check(ctx, integrity); err != nil {
+		body := api.ErrorOf(err)
+		out = append(out, check{name: name, detail: body.Message + " " + causeOf(err) + " (" + string(body.Code) + ")",
+			fix: body.Next})
+	} else {
+		out = append(out, check{name: name, ok: true, detail: "ok"})
+	}
+	r, err := st.CheckAudit(ctx, nil)
+	switch {
+	case err != nil:
+		body := api.ErrorOf(err)
+		out = append(out, check{name: "audit chain", detail: body.Message, fix: body.Next})
+	case !r.OK:
+		out = append(out, check{name: "audit chain", detail: fmt.Sprintf("broken at entry %d: %s", r.BrokenSeq,
+			strings.Join(r.Problems, "; ")),
+			fix: "restore the database from a backup you trust; `agenthub audit verify` lists every finding"})
+	default:
+		out = append(out, check{name: "audit chain", ok: true,
+			detail: fmt.Sprintf("%d entries, keyed and matching its anchor", r.Entries)})
+	}
+	return out
+}
+
+// causeOf is the innermost cause of a coded error, for doctor's detail.
+func causeOf(err error) string {
+	var be *backend.Error
+	if errors.As(err, &be) && be.Err != nil {
+		return "(" + be.Err.Error() + ")"
+	}
+	return ""
 }
