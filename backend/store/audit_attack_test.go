@@ -382,3 +382,34 @@ func TestAuditEntriesRefusesADamagedRow(t *testing.T) {
 		t.Fatalf("list = %v, want store_corrupt naming entry 2", err)
 	}
 }
+
+// TestLostWALIsSaidAtTheNextStart: a run committed only to the -wal file,
+// which is then lost (deleted with the database's older main file left),
+// is noticed by the next start, which says what was lost.
+func TestLostWALIsSaidAtTheNextStart(t *testing.T) {
+	s, path := openTest(t)
+	newRun(t, s, "run_1")
+	s.Close()
+	before, err := os.ReadFile(path) // the main file with everything up to here checkpointed
+	if err != nil {
+		t.Fatal(err)
+	}
+	s = reopen(t, path)
+	newRun(t, s, "run_2") // its run row, events and audit entries
+	s.Close()
+	if err := os.WriteFile(path, before, 0o600); err != nil { // as if the -wal holding run_2 was lost
+		t.Fatal(err)
+	}
+	os.Remove(path + "-wal")
+	os.Remove(path + "-shm")
+	s = reopen(t, path)
+	if _, err := s.Run(t.Context(), "run_2"); err == nil {
+		t.Fatal("run_2 survived; the test lost nothing")
+	}
+	if p := s.AuditStartProblem(); !strings.Contains(p, "the anchor says") || !strings.Contains(p, "were lost") {
+		t.Fatalf("start problem = %q, want the anchor's count against the database's", p)
+	}
+	if r, err := s.CheckAudit(t.Context(), nil); err != nil || r.OK {
+		t.Fatalf("verify after a lost WAL = %+v %v", r, err)
+	}
+}

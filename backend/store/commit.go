@@ -174,6 +174,9 @@ func (s *Store) commitGroup(group []jobReq, evs [][]backend.Event, errs []error)
 	// A crash right after the commit; an injected fault here has nothing to
 	// fail, the group is committed.
 	_ = crashpoint.Hit("store.committed")
+	if t.audited { // after the commit, never before: see anchor.go
+		t.s.anchorHead(ctx)
+	}
 	return nil
 }
 
