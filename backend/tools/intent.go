@@ -24,4 +24,6 @@ func (j journal) Intend(in workspace.Intent) error {
 	return j.j.Intend(out)
 }
 
-func (j journal) Abandon(id string, v workspace.Verdict, cause error) { j.j.Abandon(id, string(v), cause) }
+func (j journal) Abandon(id string, v workspace.Verdict, cause error) {
+	j.j.Abandon(id, string(v), cause)
+}
