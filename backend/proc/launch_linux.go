@@ -41,6 +41,9 @@ type supervision struct {
 	status supervisorStatus
 }
 
+// commandPid is the command's pid, which the supervisor reported.
+func (s *supervision) commandPid() int { return s.status.pid }
+
 // result replaces the supervisor's exit with the command's own.
 func (s *supervision) result(res *Result) {
 	switch {

@@ -14,6 +14,8 @@ type supervision struct{ active bool }
 
 func (s *supervision) result(*Result) {}
 
+func (s *supervision) commandPid() int { return 0 }
+
 // launch starts the command directly in its own process group.
 func (p *Process) launch(ctx context.Context, cancel context.CancelFunc) error {
 	cmd := exec.CommandContext(ctx, p.spec.Path, p.spec.Args...)

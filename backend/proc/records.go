@@ -108,7 +108,7 @@ func (p *Process) record() recordFile {
 	}
 	owner, _ := identify(os.Getpid())
 	rec := procRecord{Owner: owner}
-	for _, pid := range []int{p.cmd.Process.Pid, p.sup.status.pid} {
+	for _, pid := range []int{p.cmd.Process.Pid, p.sup.commandPid()} {
 		if id, ok := identify(pid); ok {
 			rec.Procs = append(rec.Procs, id)
 		}
