@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -181,6 +182,11 @@ func (rc *runCtl) executeAll(plans []*plan) *ending {
 	if err := rc.commit(func(tx *store.Tx) error { return rc.finishTx(tx, run, outs, applying) }); err != nil {
 		return failed(backend.FailInternal, "could not record the tool results")
 	}
+	for _, o := range outs {
+		if o.abandoned { // hostile.go: the run was stopped and a tool did not return
+			return rc.endFor(context.Cause(rc.ctx))
+		}
+	}
 	for _, p := range run {
 		if p.conflict == "" {
 			rc.hookAfterExecute(p.c)
@@ -219,25 +225,61 @@ func (rc *runCtl) check(p *plan) (ok bool, end *ending) {
 }
 
 // markConflicts marks every call that changes a file an earlier call of
-// the same batch changes (EX2): the later one in call order loses,
-// whatever would have finished first.
+// the same batch changes or runs, and every command that runs a file an
+// earlier call changes (EX2): the later one in call order loses, whatever
+// would have finished first. A command's approval binds the files it runs
+// (approval.ExecFiles), which a concurrent write would change under it.
 func markConflicts(run []*plan) {
-	owner := map[string]string{}
+	written := map[string]string{}  // path → the call that changes it
+	executed := map[string]string{} // path → a command that runs it
 	for _, p := range run {
-		paths := changedPaths(p)
-		for _, path := range paths {
-			if id, ok := owner[path]; ok {
+		writes, runs := changedPaths(p), executedPaths(p)
+		for _, path := range writes {
+			if id, ok := written[path]; ok {
 				p.conflict = fmt.Sprintf("%s%s is also changed by call %s of this batch; nothing was written. "+
 					"Propose this change again after that one.", conflictResult, path, id)
 				break
 			}
+			if id, ok := executed[path]; ok {
+				p.conflict = fmt.Sprintf("%s%s is run by the command of call %s of this batch; nothing was written. "+
+					"Propose this change again after that one.", conflictResult, path, id)
+				break
+			}
+		}
+		for _, path := range runs {
+			if id, ok := written[path]; ok && p.conflict == "" {
+				p.conflict = fmt.Sprintf("%s%s, which this command runs, is changed by call %s of this batch; "+
+					"nothing was run. Run it again after that one.", conflictResult, path, id)
+			}
 		}
 		if p.conflict == "" {
-			for _, path := range paths {
-				owner[path] = p.c.Req.ID
+			for _, path := range writes {
+				written[path] = p.c.Req.ID
+			}
+			for _, path := range runs {
+				executed[path] = p.c.Req.ID
 			}
 		}
 	}
+}
+
+// executedPaths are the workspace files a command plan runs, as its subject
+// binds them.
+func executedPaths(p *plan) []string {
+	if p.action == nil || p.action.Kind != backend.ActionShell {
+		return nil
+	}
+	var subj struct {
+		Files []approval.Preimage `json:"files"`
+	}
+	if json.Unmarshal(p.action.Subject, &subj) != nil {
+		return nil
+	}
+	out := make([]string, len(subj.Files))
+	for i, f := range subj.Files {
+		out[i] = f.Path
+	}
+	return out
 }
 
 // changedPaths are the workspace files a write or patch plan changes.
@@ -262,13 +304,14 @@ func changedPaths(p *plan) []string {
 type execOut struct {
 	res backend.ToolResult
 	err error
+	// abandoned: the run was stopped and the tool did not return (hostile.go).
+	abandoned bool
 }
 
 // run executes one plan on its own goroutine; it commits nothing.
 func (rc *runCtl) run(p *plan) execOut {
-	res, err := p.tool.Execute(backend.WithDelegator(rc.ctx, rc), rc.envFor(p.c),
+	return rc.callTool(backend.WithDelegator(rc.ctx, rc), p.tool, rc.envFor(p.c),
 		backend.ToolInput{CallID: p.c.Req.ID, Arguments: p.c.Req.Arguments, ResumeInput: p.resume})
-	return execOut{res: res, err: err}
 }
 
 // startTx moves the plans to Running, entering Applying first when one of
@@ -317,9 +360,20 @@ func (rc *runCtl) resultTx(tx *store.Tx, p *plan, o execOut) error {
 		if err := rc.setCall(tx, p.c, backend.CallFailed, p.conflict, true); err != nil {
 			return err
 		}
+		if len(changedPaths(p)) == 0 { // a command: no patch was rejected
+			return nil
+		}
 		_, err := tx.Append(rc.rec.ID, backend.EvPatchRejected, map[string]any{"toolCallId": p.c.Req.ID,
 			"approvalId": p.c.TicketID, "reason": "conflict"})
 		return err
+	}
+	if o.abandoned {
+		if p.gated() {
+			if err := rc.auditAction(tx, p.c, p.action, "action.finished", map[string]any{"outcome": "abandoned"}); err != nil {
+				return err
+			}
+		}
+		return rc.setCall(tx, p.c, backend.CallCancelled, abandonedResult, true)
 	}
 	p.c.Executed = true
 	if p.gated() {

@@ -76,14 +76,13 @@ func (rc *runCtl) infer() (backend.ModelResponse, *ending) {
 	if rc.asyncFailed() {
 		return resp, failed(backend.FailInternal, "could not record the model output")
 	}
+	refused := refuseArguments(resp.Calls) // hostile.go: arguments too deep or too large fail their call
 	rc.hookAfterInference(&resp, step, msgID)
 	rc.st.InputTokens += resp.Usage.InputTokens
 	rc.st.OutputTokens += resp.Usage.OutputTokens
 	rc.cur = &stepState{Step: step, Assistant: backend.Message{ID: msgID, Role: backend.RoleAssistant,
 		Text: resp.Text, Calls: resp.Calls}}
-	for _, c := range resp.Calls {
-		rc.cur.Calls = append(rc.cur.Calls, &callState{Req: c, Status: backend.CallNew})
-	}
+	rc.cur.Calls = callStates(resp.Calls, refused)
 	err = rc.commit(func(tx *store.Tx) error {
 		if _, err := tx.Append(rc.rec.ID, backend.EvMessageCompleted, map[string]any{"messageId": msgID,
 			"role": backend.RoleAssistant, "text": resp.Text, "usage": resp.Usage}); err != nil {
@@ -101,6 +100,12 @@ func (rc *runCtl) infer() (backend.ModelResponse, *ending) {
 			if _, err := tx.Append(rc.rec.ID, backend.EvToolCall, map[string]any{"toolCallId": c.Req.ID,
 				"name": c.Req.Name, "arguments": c.Req.Arguments}); err != nil {
 				return err
+			}
+			if c.Status.Terminal() { // refused at decode (hostile.go)
+				if _, err := tx.Append(rc.rec.ID, backend.EvToolResult, map[string]any{"toolCallId": c.Req.ID,
+					"status": c.Status, "content": c.Result, "isError": c.IsError}); err != nil {
+					return err
+				}
 			}
 		}
 		return nil
@@ -308,8 +313,12 @@ func (rc *runCtl) execute(tool backend.Tool, c *callState, action *backend.Gated
 		return failed(backend.FailInternal, "could not record the call"), true
 	}
 	rc.hookBeforeExecute(c)
-	res, err := tool.Execute(backend.WithDelegator(rc.ctx, rc), rc.envFor(c), backend.ToolInput{CallID: c.Req.ID, Arguments: c.Req.Arguments,
-		ResumeInput: resume})
+	o := rc.callTool(backend.WithDelegator(rc.ctx, rc), tool, rc.envFor(c),
+		backend.ToolInput{CallID: c.Req.ID, Arguments: c.Req.Arguments, ResumeInput: resume})
+	if o.abandoned { // hostile.go: cancel and the run's timeout win over a blocked tool
+		return rc.abandon(c, action, gated), true
+	}
+	res, err := o.res, o.err
 	c.Executed = true
 	var end *ending
 	stop := false
