@@ -124,8 +124,12 @@ func (c *checkpointer) run() {
 			dirty = true
 			idle.Reset(idleAfter)
 		case <-idle.C:
-			if dirty && c.truncate("the writer is idle") {
-				dirty = false
+			if dirty {
+				if c.truncate("the writer is idle") {
+					dirty = false
+				} else {
+					idle.Reset(idleAfter) // a reader held it off: try again
+				}
 			}
 		}
 	}
