@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"agenthub/backend"
 	"agenthub/backend/llm/llmtest"
 	"agenthub/backend/runtime/acp/acptest"
 )
@@ -101,7 +102,7 @@ func playClaude(t *testing.T, l *ledger, bin string) {
 		where := secretLeaks(w.dataFiles(), res.stdout, "", key)
 		reqs := srv.Requests()
 		if len(reqs) < 2 {
-			t.Fatalf("Claude Code made %d model requests, want 2: the case did not play (exit %d): %s", len(reqs), res.code, lastLine(res.stderr))
+			t.Fatalf("Claude Code made %d model requests, want 2: the case did not play (exit %d, %s): %s", len(reqs), res.code, failure(res.events), lastLine(res.stderr))
 		}
 		for i, r := range reqs {
 			if i > 0 && strings.Contains(string(r.Raw), key) {
@@ -139,4 +140,14 @@ func playGemini(t *testing.T, l *ledger, bin string) {
 		l.check(t, "cli/gemini/read-symlink-out", !res.hung && len(where) == 0,
 			"the outside file's text reached: %s (hung %v, ended %q)", strings.Join(where, ", "), res.hung, terminal(res.events))
 	})
+}
+
+// failure is the payload of a run.failed event, or "".
+func failure(evs []backend.Event) string {
+	for _, ev := range evs {
+		if ev.Type == backend.EvRunFailed {
+			return string(ev.Payload)
+		}
+	}
+	return ""
 }
