@@ -111,8 +111,25 @@ var rules = []rule{
 		re: regexp.MustCompile(`npm_[A-Za-z0-9]{36}\b`),
 	},
 	{
+		// Hugging Face user tokens are hf_ and 34 letters; organisation
+		// and newer tokens mix in digits.
 		kind: "huggingface_token", keywords: []string{"hf_"},
-		re: regexp.MustCompile(`hf_[A-Za-z]{34}\b`),
+		re: regexp.MustCompile(`hf_[A-Za-z0-9]{34}\b`),
+		check: hasUpperAndLower,
+	},
+	{
+		kind: "google_oauth_secret", keywords: []string{"gocspx-"},
+		re: regexp.MustCompile(`GOCSPX-[A-Za-z0-9_-]{28}`),
+	},
+	{
+		// Mailgun's private API keys: key- and 32 hex digits.
+		kind: "mailgun_key", keywords: []string{"key-"},
+		re: regexp.MustCompile(`\bkey-[0-9a-f]{32}\b`),
+	},
+	{
+		// Mailchimp API keys: 32 hex digits and the data centre (-us12).
+		kind: "mailchimp_key", keywords: []string{"-us"}, anywhere: true,
+		re: regexp.MustCompile(`\b[0-9a-f]{32}-us[0-9]{1,2}\b`),
 	},
 	{
 		kind: "jwt", keywords: []string{"eyJ"},
@@ -184,7 +201,9 @@ var rules = []rule{
 	},
 	{
 		// A .netrc entry: machine host login user password secret.
-		kind: "netrc_password", keywords: []string{"password"},
+		// Its keyword is "machine", where the match starts: a stream must
+		// not be cut between it and the password (stream.go).
+		kind: "netrc_password", keywords: []string{"machine"},
 		re:    regexp.MustCompile(`(?i)\bmachine\s+\S+\s+(?:login\s+\S+\s+)?password\s+(\S{4,})`),
 		group: 1,
 	},
@@ -214,6 +233,12 @@ var rules = []rule{
 // followed by "(": a function call is code, not a value.
 const assignedValue = `["'\x60]?[ \t]{0,3}(?::=|=>|=|:|,)[ \t]{0,3}["'\x60]?` +
 	`([A-Za-z0-9!#$%&*+./?@^_|~=-]{8,})(?:[^A-Za-z0-9!#$%&*+./?@^_|~=(-]|$)`
+
+// hasUpperAndLower rejects an all-lower or all-upper run (an identifier
+// such as hf_attention_mask_in_the_pipeline_x is not a token).
+func hasUpperAndLower(s string) bool {
+	return strings.ToLower(s) != s && strings.ToUpper(s) != s
+}
 
 // notDataKey rejects names of keys that are not secrets, given the text
 // before the match.

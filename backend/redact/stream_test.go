@@ -21,6 +21,8 @@ func TestStreamCutsNeverSplitASecret(t *testing.T) {
 			"QyNTUxOQAAACDx2E2m1bS0aOy1W5Ve7r2N\n-----END OPENSSH PRIVATE KEY-----\nafter the key",
 		"password = Zx9qLm3vT7pR2sK8wN4y in the config; also postgres://user:s3cr3tpass@db/x",
 		"plain prose with no secrets at all, streamed word by word, " + strings.Repeat("lorem ipsum ", 20),
+		// A .netrc line: the password belongs to "machine", five words back.
+		"Here it is: machine api.example.com login bot password gOw5yynD6tRfq6j5CZBACeGw\nmore",
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, text := range texts {
