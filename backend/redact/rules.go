@@ -114,7 +114,7 @@ var rules = []rule{
 		// Hugging Face user tokens are hf_ and 34 letters; organisation
 		// and newer tokens mix in digits.
 		kind: "huggingface_token", keywords: []string{"hf_"},
-		re: regexp.MustCompile(`hf_[A-Za-z0-9]{34}\b`),
+		re:    regexp.MustCompile(`hf_[A-Za-z0-9]{34}\b`),
 		check: hasUpperAndLower,
 	},
 	{
