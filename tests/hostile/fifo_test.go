@@ -72,9 +72,10 @@ func playFIFOs(t *testing.T, l *ledger) {
 						call{Tool: "list_dir", Args: map[string]any{"path": "."}}), "3s")
 					res := w.run("node", "approve", 25*time.Second, func() { unblockFIFO(node) })
 					id := "fifo/" + kind.name + "/" + tool.name
-					l.check(t, id, !res.hung && terminal(res.events) != "",
-						"the run did not end within 25 s of a 3 s run timeout (hung %v, ended %q after %s)",
-						res.hung, terminal(res.events), res.elapsed.Round(time.Second))
+					ended, state := w.runEnded(res)
+					l.check(t, id, !res.hung && ended,
+						"the run did not end within 25 s of a 3 s run timeout (hung %v, state %q after %s)",
+						res.hung, state, res.elapsed.Round(time.Second))
 				})
 			}()
 		}
@@ -203,8 +204,8 @@ func playBombs(t *testing.T, l *ledger) {
 				w.putProfile("bomb", fmt.Sprintf("name = \"bomb\"\nruntime = \"native\"\nprovider = \"openai\"\nbase_url = %q\n"+
 					"model = \"test-model\"\nrun_timeout = \"20s\"\n"+patientStop, srv.URL+"/v1"))
 				res := w.run("bomb", "reject", 90*time.Second, nil)
-				end := terminal(res.events)
-				l.check(t, "bomb/"+b.name, !res.hung && end != "",
+				ended, end := w.runEnded(res)
+				l.check(t, "bomb/"+b.name, !res.hung && ended,
 					"the run did not end within 90 s of a 20 s run timeout (hung %v, ended %q after %s, exit %d): %s",
 					res.hung, end, res.elapsed.Round(time.Second), res.code, lastLine(res.stderr))
 			})

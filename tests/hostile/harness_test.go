@@ -330,3 +330,23 @@ func waitFor(d time.Duration, cond func() bool) bool {
 		}
 	}
 }
+
+// runEnded reports whether the world's only run reached a terminal state:
+// from its events, else from the runs the data directory records (a
+// follower that failed still leaves the run's state behind).
+func (w *world) runEnded(res runResult) (bool, string) {
+	if t := terminal(res.events); t != "" {
+		return true, string(t)
+	}
+	_, out, errOut := w.cli(context.Background(), "runs", "list", "--json")
+	var runs []map[string]any
+	if err := json.Unmarshal([]byte(out), &runs); err != nil || len(runs) != 1 {
+		return false, "runs list: " + lastLine(out+errOut)
+	}
+	state, _ := runs[0]["state"].(string)
+	switch backend.RunState(state) {
+	case backend.RunCompleted, backend.RunFailed, backend.RunCancelled:
+		return true, state
+	}
+	return false, state
+}
