@@ -46,7 +46,6 @@ func Adopt(dir string) (int, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return 0, fmt.Errorf("the process records: %w", err)
 	}
-	self, _ := identify(os.Getpid())
 	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil {
 		return 0, fmt.Errorf("the process records: %w", err)
@@ -64,8 +63,12 @@ func Adopt(dir string) (int, error) {
 			_ = os.Remove(f)
 			continue
 		}
-		if rec.Owner != self && alive(rec.Owner) {
-			continue // a live owner still runs it
+		// A live owner still runs it, this process included: one process
+		// may hold several data directories' engines (the tests do), and
+		// a record written under another engine of this process names
+		// commands that engine still runs.
+		if alive(rec.Owner) {
+			continue
 		}
 		for i, p := range rec.Procs {
 			if !alive(p) {

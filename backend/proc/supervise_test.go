@@ -109,6 +109,19 @@ func TestAdoptKillsWhatADeadOwnerLeft(t *testing.T) {
 	if left, _ := filepath.Glob(filepath.Join(dir, "*.json")); len(left) != 0 {
 		t.Errorf("records left: %v", left)
 	}
+	// A record of a live owner, this process too (a second engine in it),
+	// names commands that owner still runs: never killed.
+	self, _ := identify(os.Getpid())
+	live, err := os.StartProcess("/bin/sleep", []string{"sleep", "60"}, &os.ProcAttr{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = live.Kill(); _, _ = live.Wait() }()
+	liveID, _ := identify(live.Pid)
+	write("mine.json", procRecord{Owner: self, Procs: []procID{liveID}})
+	if killed, err = Adopt(dir); err != nil || killed != 0 || !alive(liveID) {
+		t.Fatalf("Adopt killed %d of a live owner's processes (%v)", killed, err)
+	}
 	records.mu.Lock()
 	records.dir = ""
 	records.mu.Unlock()
