@@ -143,6 +143,10 @@ func shellRuleMatch(r ShellRule, part Part, cwd string, deny bool) bool {
 	if deny && (len(part.Wrappers) > 0 || part.Opaque != "") && containsRun(part.seen, words) {
 		return true
 	}
+	// A glob as the command word (/bin/r? x) may name the denied program.
+	if deny && part.Opaque != "" && len(part.Argv) > 0 && globNames(part.Argv[0], words[0]) {
+		return true
+	}
 	if len(part.Argv) < len(words) || part.staticPrefix() < len(words) {
 		return false
 	}
@@ -246,4 +250,14 @@ func wordKind(tok string, afterGit bool) backend.ActionKind {
 		return backend.ActionPush
 	}
 	return backend.ActionShell
+}
+
+// globNames reports whether a command word that is a glob pattern could
+// name the program word (by base name, as deny rules match).
+func globNames(pattern, word string) bool {
+	if !strings.ContainsAny(pattern, "*?[") {
+		return false
+	}
+	ok, err := path.Match(path.Base(pattern), path.Base(word))
+	return err == nil && ok
 }

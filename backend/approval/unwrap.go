@@ -45,6 +45,96 @@ var wrapperTable = map[string]func(argv []string) wrap{
 	"pnpm":   subcommandWrap("exec", opts{}),
 	"npm":    subcommandWrap("exec", opts{}),
 	"trap":   trapWrap,
+	"strace": optWrap(opts{withArg: "abeEIoOpPsSuUX", flags: "cCdDfFhiknqrtTvVwxyzZ"}),
+	"ltrace": optWrap(opts{withArg: "aAeFlLnopsuwxX", flags: "bcCdfhiLrStTV"}),
+	"systemd-run": optWrap(opts{withArg: "pEMHu", flags: "dGPqrSt", long: map[string]bool{"user": false,
+		"system": false, "scope": false, "unit": true, "property": true, "setenv": true, "wait": false, "pty": false,
+		"pipe": false, "quiet": false, "collect": false, "same-dir": false, "working-directory": true,
+		"description": true, "slice": true, "uid": true, "gid": true, "nice": true, "service-type": true,
+		"remain-after-exit": false, "no-block": false, "machine": true, "host": true}}),
+	"alias":  aliasWrap,
+	"git":    gitWrap,
+	"source": sourceWrap,
+	".":      sourceWrap,
+}
+
+// aliasWrap: alias NAME=TEXT makes NAME run TEXT, so TEXT is read as the
+// script it becomes (alias l=rm; l x runs rm).
+func aliasWrap(argv []string) wrap {
+	var bodies []string
+	for _, a := range argv[1:] {
+		if _, body, ok := strings.Cut(a, "="); ok {
+			bodies = append(bodies, body)
+		}
+	}
+	if len(bodies) == 0 {
+		return wrap{}
+	}
+	return wrap{hasScr: true, script: strings.Join(bodies, "\n")}
+}
+
+// gitExecKeys are configuration keys whose value git runs as a command
+// (an alias starting with "!" too): git -c KEY=VALUE makes VALUE a script.
+var gitExecKeys = []string{"core.pager", "core.editor", "core.sshcommand", "core.fsmonitor", "core.askpass",
+	"sequence.editor", "diff.external", "gpg.program", "credential.helper", "pager.", "uploadpack.packobjectshook",
+	"difftool.", "mergetool.", "filter.", "diff.", "merge."}
+
+// gitWrap: git -c alias.x='!cmd' and -c keys that name a program run a
+// script the policy must see; another -c is configuration the policy
+// cannot judge (core.hooksPath, include.path), so it is opaque.
+func gitWrap(argv []string) wrap {
+	var scripts []string
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
+		if !strings.HasPrefix(a, "-") {
+			break // the subcommand
+		}
+		if strings.HasPrefix(a, "--config-env") {
+			return wrap{opaque: "git --config-env sets configuration from the environment"}
+		}
+		if a != "-c" || i+1 >= len(argv) {
+			continue
+		}
+		i++
+		key, val, _ := strings.Cut(argv[i], "=")
+		key = strings.ToLower(key)
+		switch {
+		case strings.HasPrefix(key, "alias."):
+			if body, ok := strings.CutPrefix(val, "!"); ok {
+				scripts = append(scripts, body)
+			}
+		case gitRunsValue(key):
+			scripts = append(scripts, val)
+		default:
+			return wrap{opaque: "git -c " + key + ", configuration the policy cannot judge"}
+		}
+	}
+	if len(scripts) == 0 {
+		return wrap{}
+	}
+	return wrap{hasScr: true, script: strings.Join(scripts, "\n")}
+}
+
+func gitRunsValue(key string) bool {
+	for _, k := range gitExecKeys {
+		if key == k || (strings.HasSuffix(k, ".") && strings.HasPrefix(key, k)) {
+			return true
+		}
+	}
+	return false
+}
+
+// sourceWrap: source FILE runs FILE in this shell. A file named by a
+// literal path is bound by its content (execbind.go); one the shell
+// computes (. <(echo …), source $f) cannot be seen.
+func sourceWrap(argv []string) wrap {
+	if len(argv) < 2 {
+		return wrap{}
+	}
+	if f := argv[1]; strings.ContainsAny(f, "$`") || strings.HasPrefix(f, "<(") || strings.HasPrefix(f, "/dev/") {
+		return wrap{opaque: "source of a script the shell computes"}
+	}
+	return wrap{}
 }
 
 // trapWrap: trap ACTION SIGNALS runs ACTION as a script when a signal (or
@@ -175,10 +265,17 @@ func staticWords(p Part) []string {
 func programTokens(argv []string) []string {
 	var out []string
 	for _, a := range argv {
-		out = append(out, strings.FieldsFunc(a, func(r rune) bool {
+		for _, tok := range strings.FieldsFunc(a, func(r rune) bool {
 			return !(r == '_' || r == '-' || r == '.' || r == '/' || r == '+' || r == ':' || r == '@' || r == '=' ||
 				(r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))
-		})...)
+		}) {
+			out = append(out, tok)
+			// x=rm; $x victim: the value of an assignment may become a
+			// command word, so it counts as one for deny rules.
+			if _, val, ok := strings.Cut(tok, "="); ok && val != "" {
+				out = append(out, val)
+			}
+		}
 	}
 	return out
 }
