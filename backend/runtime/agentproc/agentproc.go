@@ -12,6 +12,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -64,6 +65,7 @@ func (s Spec) Confinement() confine.Rules {
 	}
 	read := append(confine.System(), confine.PathDirs(env["PATH"])...)
 	read = append(read, installDirs(s.Path)...)
+	read = append(read, argumentFiles(s.Args)...)
 	read = append(read, confine.Dir{Path: s.Dir, Label: confine.LabelWorkspace})
 	write := []confine.Dir{{Path: s.Dir, Label: confine.LabelWorkspace}}
 	if home := env["HOME"]; filepath.IsAbs(home) {
@@ -109,6 +111,26 @@ func installDirs(path string) []confine.Dir {
 		}
 	}
 	return append(out, confine.Dir{Path: dir, Label: confine.LabelInstall})
+}
+
+// argumentFiles are the existing files and directories the CLI's own
+// command line names by absolute path (a profile's command = ["agent",
+// "--config", "/…/agent.json"]): the user's configuration, not the
+// model's choice, so the CLI may read them. They count as its install.
+func argumentFiles(args []string) []confine.Dir {
+	var out []confine.Dir
+	for _, a := range args {
+		if _, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(a, "-") {
+			a = v
+		}
+		if !filepath.IsAbs(a) {
+			continue
+		}
+		if _, err := os.Stat(a); err == nil {
+			out = append(out, confine.Dir{Path: filepath.Clean(a), Label: confine.LabelInstall})
+		}
+	}
+	return out
 }
 
 // urlPort is the TCP port of an http(s) URL, 0 when it is none.

@@ -176,3 +176,27 @@ func startTime(pid int) string {
 	}
 	return f[19]
 }
+
+// TestConfinementReadsTheFilesItsCommandNames: a file the profile's own
+// command line names by absolute path (a generic ACP agent's config, the
+// scripted agent's script) is readable; a missing or relative one adds
+// nothing.
+func TestConfinementReadsTheFilesItsCommandNames(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "agent.json")
+	if err := os.WriteFile(cfg, []byte("{}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(t.TempDir(), "missing.json")
+	for _, args := range [][]string{{cfg}, {"--config=" + cfg}, {"--config", cfg}} {
+		r := Spec{Path: "/bin/sh", Dir: "/ws", Args: args}.Confinement()
+		if !slices.Contains(r.Read, confine.Dir{Path: cfg, Label: confine.LabelInstall}) {
+			t.Errorf("args %q: reads %+v, want %s", args, r.Read, cfg)
+		}
+	}
+	r := Spec{Path: "/bin/sh", Dir: "/ws", Args: []string{missing, "relative.json", "--x=" + missing}}.Confinement()
+	for _, d := range r.Read {
+		if d.Path == missing || d.Path == "relative.json" {
+			t.Errorf("read %+v: a missing or relative argument is not a file to grant", d)
+		}
+	}
+}
