@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -315,6 +316,11 @@ func playProfileKey(t *testing.T, l *ledger) {
 	w := newWorld(t)
 	key := "gw-" + entropy("gateway", hexLow, 40)
 	w.env["HOSTILE_GATEWAY_KEY"] = key
+	// The profile's key is read from the process environment (app/api
+	// keyOf), as in a real start; the CLI's Getenv only stands in for the
+	// rest. The name is this case's own, so parallel cases do not see it.
+	must(t, os.Setenv("HOSTILE_GATEWAY_KEY", key))
+	t.Cleanup(func() { _ = os.Unsetenv("HOSTILE_GATEWAY_KEY") })
 	args, _ := json.Marshal(map[string]any{"command": "env"})
 	srv := llmtest.NewOpenAI(
 		llmtest.Turn{Text: []string{"Your key is " + key[:20], key[20:] + ". Checking the environment."},
