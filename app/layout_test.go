@@ -41,6 +41,7 @@ var rules = []rule{
 	{from: under("agenthub/app/cli"), banned: []string{wailsModule}, why: "the CLI must run without GTK"},
 	{from: under("agenthub/backend/tools"), banned: []string{"agenthub/backend/runtime", "agenthub/backend/engine"}, why: "the built-in tools sit beneath the engine and the runtime adapters that use them"},
 	{from: exactly("agenthub/backend"), banned: []string{"agenthub/", "github.com/", "golang.org/", "go.uber.org/"}, why: "the vocabulary package is standard library only"},
+	{from: exactly("agenthub/workspace/crashpoint"), banned: []string{"agenthub/", "github.com/", "golang.org/"}, why: "the crash hook is standard library only, so every layer may call it"},
 	{from: exactly("agenthub/backend/canon"), banned: []string{"agenthub/", "github.com/", "golang.org/"}, why: "canonical JSON is standard library only"},
 	{from: func(p string) bool { return p != "agenthub/backend/proc" && strings.HasPrefix(p, "agenthub/") }, banned: []string{"os/exec"}, direct: true, why: "backend/proc is the only package that starts processes"},
 	{from: func(p string) bool { return !strings.HasPrefix(p, "agenthub/backend/llm/openai") }, banned: []string{"github.com/openai/openai-go"}, direct: true, why: "only backend/llm/openai uses the OpenAI SDK"},

@@ -17,7 +17,7 @@ import (
 	"sync"
 	"time"
 
-	"agenthub/crashpoint"
+	"agenthub/workspace/crashpoint"
 )
 
 // Absent is the pre- or post-image hash of a file that does not exist.

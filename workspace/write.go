@@ -10,7 +10,7 @@ import (
 	"runtime"
 	"strings"
 
-	"agenthub/crashpoint"
+	"agenthub/workspace/crashpoint"
 )
 
 // current is what a target path holds right now.

@@ -32,7 +32,7 @@ import (
 	"agenthub/backend/approval"
 	"agenthub/backend/store"
 	"agenthub/backend/tools"
-	"agenthub/crashpoint"
+	"agenthub/workspace/crashpoint"
 )
 
 const (

@@ -8,7 +8,7 @@ import (
 	"fmt"
 
 	"agenthub/backend"
-	"agenthub/crashpoint"
+	"agenthub/workspace/crashpoint"
 )
 
 // Job is one unit of work committed by the group committer. If it fails (an
