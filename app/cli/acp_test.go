@@ -219,7 +219,9 @@ func TestACPCancelSendsSessionCancelThenStops(t *testing.T) {
 	t.Parallel()
 	env, dir := newGitWorkspace(t)
 	bin, _ := os.Executable()
-	marker := filepath.Join(t.TempDir(), "cancelled")
+	// The agent runs confined: it may write its marker only in the
+	// workspace (or its state dir), not in a temp dir of the test.
+	marker := filepath.Join(dir, "cancelled")
 	cmd, err := acptest.WriteScript(t.TempDir(), bin, acptest.Script{CancelMarker: marker,
 		Steps: []acptest.Step{{Say: "thinking"}, {Hang: true}}})
 	if err != nil {
