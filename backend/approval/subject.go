@@ -169,7 +169,10 @@ func RiskOf(a Action, r backend.PolicyResult) backend.Risk {
 			return backend.RiskHigh
 		}
 		for _, p := range parsed.Parts {
-			if p.Elevated || (len(p.Argv) > 0 && destructive[path.Base(p.Argv[0])]) {
+			// What the policy cannot see through (eval "$v", python3 -c,
+			// $x as the command) could be anything: high, like a parse
+			// failure.
+			if p.Elevated || p.Opaque != "" || (len(p.Argv) > 0 && destructive[path.Base(p.Argv[0])]) {
 				return backend.RiskHigh
 			}
 		}

@@ -126,6 +126,8 @@ func TestRisk(t *testing.T) {
 		{Action{Kind: "shell", Command: "go test"}, backend.RiskMedium},
 		{Action{Kind: "shell", Command: "ls && rm -rf x"}, backend.RiskHigh},
 		{Action{Kind: "shell", Command: "sudo ls"}, backend.RiskHigh},
+		{Action{Kind: "shell", Command: `python3 -c 'print(1)'`}, backend.RiskHigh},
+		{Action{Kind: "shell", Command: `eval "$CMD"`}, backend.RiskHigh},
 		{Action{Kind: "shell", Command: "git push"}, backend.RiskHigh},
 		{Action{Kind: "network", URL: "https://x.io"}, backend.RiskMedium},
 		{Action{Kind: "deploy"}, backend.RiskHigh},
