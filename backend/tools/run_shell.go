@@ -275,6 +275,12 @@ func (runShell) Execute(ctx context.Context, env backend.ToolEnv, in backend.Too
 		tee = live
 	}
 	p, err := sh.Start(ctx, env.WorkspaceRoot, tee)
+	if err != nil && ctx.Err() != nil {
+		// A cancel that lands while the supervisor is still starting (a
+		// loaded machine) is the same stop as one a moment later: the
+		// command never ran.
+		return backend.ToolResult{Content: "stopped: the run was cancelled before the command started", IsError: true}, nil
+	}
 	if err != nil {
 		return backend.ToolResult{}, err
 	}
