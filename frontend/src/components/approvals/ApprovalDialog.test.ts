@@ -98,7 +98,7 @@ describe('ApprovalDialog', () => {
       { path: 'GNUmakefile', sha256: 'absent', why: 'makefile of make' },
       { path: 'link.sh', sha256: 'unreadable', why: 'script of bash', note: 'resolves outside the workspace' },
     ];
-    setup({ ...shellRequest, preview: { ...shellRequest.preview, command: 'make && bash link.sh', files } });
+    setup({ ...shellRequest, preview: { ...(shellRequest.preview as Record<string, unknown>), command: 'make && bash link.sh', files } });
     const items = within(screen.getByTestId('shell-files')).getAllByRole('listitem');
     expect(items.map((li) => li.textContent)).toEqual([
       'Makefile makefile of make · sha256 0123456789ab',
