@@ -225,6 +225,10 @@ func (c Config) configTOML() string {
 		`exclude = ["*KEY*", "*TOKEN*", "*SECRET*", "*PASSWORD*"]`,
 		"",
 		"[features]",
+		// Codex's default sandbox is bubblewrap, whose mounts Landlock
+		// forbids: the CLI runs confined by AgentHub (agentproc), so its
+		// commands are sandboxed with Landlock too, stacked inside ours.
+		"use_legacy_landlock = true",
 	}
 	for _, f := range offlineFeatures {
 		lines = append(lines, f+" = false")

@@ -42,7 +42,12 @@
 // workspace-relative paths only, and text from the CLI is scrubbed of
 // machine paths and secrets; the raw output is kept beside the database.
 // Processes are started only through backend/runtime/agentproc (over
-// backend/proc). What every runtime shares (sessions, agentbin, agentproc,
+// backend/proc), confined by Landlock like every agent CLI: the CLI and all
+// it runs, escalated commands and its own patch writes included, write only
+// the workspace, its state dir and a private temp dir, and connect only to
+// the model endpoint. Codex's own sandbox inside that is its Landlock one
+// (features.use_legacy_landlock): its default, bubblewrap, needs mounts,
+// which a Landlock-confined process may not make. What every runtime shares (sessions, agentbin, agentproc,
 // rawlog, scrub, agentpath) lives beside this package; it holds only what
 // is Codex's. This package must not import app code.
 package codex

@@ -157,8 +157,7 @@ func (s *session) launch(env backend.ToolEnv, args []string, stdin bool, onLine 
 	args = append(endpointArgs(ep), args...)
 	s.raw = raw
 	p, err := agentproc.Start(agentproc.Spec{Label: "the Codex CLI", Path: s.bin.Path, Args: args, Dir: s.root,
-		Env: environ, Stdin: stdin, Raw: raw, Lines: onLine,
-		Unconfined: "Codex sandboxes its commands with bubblewrap, whose mounts Landlock forbids"})
+		Env: environ, Stdin: stdin, Raw: raw, Lines: onLine, ModelURL: ep.url})
 	if err != nil {
 		s.keys.Close()
 		return err
