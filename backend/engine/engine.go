@@ -67,7 +67,11 @@ type Config struct {
 	Grace       time.Duration           // cancel grace before kill; default 5 s
 	Sink        backend.Sink            // optional extra subscriber (the window)
 	Roots       func(workspaceID string) (string, error)
-	Log         *slog.Logger
+	// RunRoots, when set, resolves the root a run works in: a run isolated
+	// in its own git worktree works there, not in the checkout (isolation.go).
+	// It must fail rather than answer the checkout for an isolated run.
+	RunRoots func(runID, workspaceID string) (string, error)
+	Log      *slog.Logger
 
 	// Hooks run at every phase of every native run, before the profile's.
 	Hooks []backend.Hook
@@ -134,6 +138,9 @@ type StartRequest struct {
 	Actor       string
 	Surface     backend.Surface
 	ResumedFrom string // the interrupted run this one resumes (Resume)
+	// RunID, when set, is the new run's id: the caller prepared something
+	// keyed by it (a worktree) that must exist before the run can start.
+	RunID string
 }
 
 // Start validates the request (SC1: an invalid request creates no run),
@@ -155,7 +162,7 @@ func (e *Engine) Start(ctx context.Context, req StartRequest) (backend.RunSummar
 				Message: "this session already has an active run", Detail: owner}
 		}
 	}
-	rec := store.RunRecord{ID: backend.NewID(backend.PrefixRun), SessionID: req.SessionID,
+	rec := store.RunRecord{ID: orNewRunID(req.RunID), SessionID: req.SessionID,
 		WorkspaceID: req.WorkspaceID, Profile: p.Name, AgentID: p.Name, Runtime: p.Runtime, Task: req.Task,
 		Scripted: p.Scripted, Actor: req.Actor, Surface: req.Surface}
 	newSession := rec.SessionID == ""

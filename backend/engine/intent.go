@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -124,10 +123,7 @@ func (e *Engine) reconcileOne(in store.Intent) (workspace.Verdict, []workspace.F
 		}
 		return workspace.VerdictConflict, states, err
 	}
-	if e.cfg.Roots == nil {
-		return unknown(errors.New("no workspace roots configured"))
-	}
-	root, err := e.cfg.Roots(in.WorkspaceID)
+	root, err := e.rootFor(in.RunID, in.WorkspaceID) // a worktree run's effects are in its worktree
 	if err != nil {
 		return unknown(err)
 	}

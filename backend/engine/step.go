@@ -274,10 +274,7 @@ func (rc *runCtl) finish(c *callState, to backend.CallStatus, text string, isErr
 }
 
 func (rc *runCtl) env() backend.ToolEnv {
-	root := ""
-	if rc.e.cfg.Roots != nil {
-		root, _ = rc.e.cfg.Roots(rc.rec.WorkspaceID)
-	}
+	root, _ := rc.runRoot() // "" on error: the tools refuse without a root
 	return backend.ToolEnv{RunID: rc.rec.ID, SessionID: rc.rec.SessionID, WorkspaceID: rc.rec.WorkspaceID,
 		WorkspaceRoot: root,
 		Track: func(s backend.Stopper) {
