@@ -79,7 +79,7 @@ func (p *Process) launch(ctx context.Context, cancel context.CancelFunc) error {
 	if p.spec.Confine != nil {
 		cfg.Rules, cfg.ABI = p.spec.Confine, confine.Probe().ABI
 	}
-	cmd := exec.CommandContext(ctx, selfExe)
+	cmd := exec.CommandContext(ctx, supervisorProgram())
 	cmd.Args = []string{"agenthub-supervise", p.spec.Path}
 	cmd.Dir = p.spec.Dir
 	cmd.Env = []string{supervisorEnv + "=1"}
