@@ -59,6 +59,7 @@ func New(cfg Config) map[string]backend.Tool {
 		GitStatus:  gitStatus{},
 		GitDiff:    gitDiff{},
 		GitCommit:  gitCommit{},
+		GitPush:    gitPush{},
 		Delegate:   delegate{},
 		Search:     search{},
 		FetchURL:   fetchURL{},

@@ -21,7 +21,8 @@ type PushPlan struct {
 	Commits []Commit `json:"commits"`
 }
 
-// PlanPush reads what pushing wt's branch to remote would send.
+// PlanPush reads what pushing wt's branch to remote would send. The push
+// itself is bound to From and To: the commit list is what the reviewer reads.
 func (m *Manager) PlanPush(ctx context.Context, checkout string, wt Worktree, remote string) (PushPlan, error) {
 	if remote == "" || strings.HasPrefix(remote, "-") || strings.ContainsAny(remote, ":/\\ ") {
 		return PushPlan{}, fmt.Errorf("plan push: %q is not the name of a configured remote", remote)
@@ -38,7 +39,12 @@ func (m *Manager) PlanPush(ctx context.Context, checkout string, wt Worktree, re
 	if p.From, err = m.remoteTip(ctx, checkout, remote, ref); err != nil {
 		return PushPlan{}, err
 	}
+	// The commits shown: from the base (or, when the caller knows none, what
+	// no other local branch holds) up to To, minus what the remote has.
 	rng := []string{p.To, "--not", wt.Base}
+	if wt.Base == "" {
+		rng = []string{p.To, "--not", "--exclude=" + wt.Branch, "--branches"}
+	}
 	if p.From != "" {
 		rng = append(rng, p.From)
 	}
