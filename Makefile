@@ -4,7 +4,10 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := run
 
 BIN       := build/bin/agenthub
-TAGS      := desktop,production,webkit2_41
+TAGS      := desktop,production,webkit2_41,sqlite_fts5
+# Every Go build and test carries sqlite_fts5: the store's search needs SQLite's
+# FTS5, and a store opened without it refuses to start (backend/store/search.go).
+GOTAGS    := sqlite_fts5
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 GOFLAGS   := -buildvcs=false
@@ -53,7 +56,7 @@ test: deps-test build vet test-go test-frontend test-e2e test-desktop
 	@echo "make test: all suites passed"
 
 test-go:
-	go test -race -count=1 -timeout 20m ./...
+	go test -tags $(GOTAGS) -race -count=1 -timeout 20m ./...
 
 test-frontend: frontend/node_modules/.package-lock.json
 	cd frontend && npm run check && npm test
@@ -63,16 +66,16 @@ test-e2e: build
 
 test-desktop: build
 	AGENTHUB_BIN=$(CURDIR)/$(BIN) SMOKE_ARTIFACTS=$(ARTIFACTS)/desktop \
-		go test -tags smoke -count=1 -timeout 5m -v ./tests/desktop/
+		go test -tags smoke,$(GOTAGS) -count=1 -timeout 5m -v ./tests/desktop/
 
 # Hundreds of kill -9 points (200 random kills) and the crash-point sweep
 # repeated 3 times (every point of the workload, as a crash and as a failed
 # write; see docs/RELIABILITY.md).
 test-kill:
-	AGENTHUB_KILL_ITERATIONS=200 AGENTHUB_CRASH_FULL=1 AGENTHUB_CRASH_REPEAT=3 go test -count=1 -timeout 60m -run 'Kill|Crash|DiskFull' ./backend/...
+	AGENTHUB_KILL_ITERATIONS=200 AGENTHUB_CRASH_FULL=1 AGENTHUB_CRASH_REPEAT=3 go test -tags $(GOTAGS) -count=1 -timeout 60m -run 'Kill|Crash|DiskFull' ./backend/...
 
 bench:
-	go test -run '^$$' -bench . -benchtime 3x ./backend/store/... ./diffview/... ./workspace/...
+	go test -tags $(GOTAGS) -run '^$$' -bench . -benchtime 3x ./backend/store/... ./diffview/... ./workspace/...
 
 clean:
 	rm -rf build/bin frontend/dist/assets frontend/dist/index.html $(ARTIFACTS)

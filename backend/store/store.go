@@ -116,6 +116,10 @@ func openStore(ctx context.Context, path string, migrations fs.FS) (*Store, erro
 		w.Close()
 		return nil, fmt.Errorf("open store: %w", err)
 	}
+	if err := requireFTS5(ctx, w); err != nil { // search.go: a build without the sqlite_fts5 tag
+		w.Close()
+		return nil, err
+	}
 	if err := migrate(ctx, w, path, existed, migrations); err != nil {
 		var failed *migrationFailed
 		if errors.As(err, &failed) {

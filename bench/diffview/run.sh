@@ -8,7 +8,7 @@
 set -eu
 cd "$(dirname "$0")/../.."
 benchtime="${1:-10x}"
-out="$(go test -run '^$' -bench '^BenchmarkDiff$' -benchtime "$benchtime" -count 1 ./diffview/)"
+out="$(go test -tags sqlite_fts5 -run '^$' -bench '^BenchmarkDiff$' -benchtime "$benchtime" -count 1 ./diffview/)"
 printf '%s\n' "$out"
 printf '%s\n' "$out" | awk '
 /^BenchmarkDiff\// {

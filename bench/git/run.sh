@@ -11,7 +11,7 @@ cd "$(dirname "$0")/../.."
 benchtime="${1:-5x}"
 count="${2:-5}"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime)"
-out="$(go test -run '^$' -bench '^BenchmarkStatus20k$' -benchtime "$benchtime" -count "$count" ./workspace/git/)"
+out="$(go test -tags sqlite_fts5 -run '^$' -bench '^BenchmarkStatus20k$' -benchtime "$benchtime" -count "$count" ./workspace/git/)"
 printf '%s\n' "$out"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime)"
 printf '%s\n' "$out" | awk '

@@ -22,9 +22,9 @@ drv="$(go list -m -f '{{.Dir}}' github.com/mattn/go-sqlite3)"
 echo "go-sqlite3:     $(go list -m -f '{{.Version}}' github.com/mattn/go-sqlite3)," \
 	"SQLite $(sed -n 's/^#define SQLITE_VERSION *"\(.*\)"/\1/p' "$drv/sqlite3-binding.h")"
 
-out="$(go test -run '^$' -bench 'Ingest|CommitLatency|Replay100k|LastEvents1M' -benchtime "$benchtime" \
+out="$(go test -tags sqlite_fts5 -run '^$' -bench 'Ingest|CommitLatency|Replay100k|LastEvents1M' -benchtime "$benchtime" \
 	-count "$count" -timeout 60m ./backend/store/ 2>&1 &&
-	go test -run '^$' -bench 'EngineStream|SubscribeReplay100k' -benchtime "$benchtime" -count "$count" \
+	go test -tags sqlite_fts5 -run '^$' -bench 'EngineStream|SubscribeReplay100k' -benchtime "$benchtime" -count "$count" \
 		-timeout 60m ./backend/engine/ 2>&1)" || {
 	printf '%s\n' "$out"
 	exit 1

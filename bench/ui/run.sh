@@ -25,7 +25,7 @@ fi
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 mkdir -p "$scratch/ws" "$BENCH_ARTIFACTS"
-go build -o "$scratch/seed" ./bench/ui/seed
+go build -tags sqlite_fts5 -o "$scratch/seed" ./bench/ui/seed
 t0=$(date +%s%N)
 run_id=$("$scratch/seed" -home "$scratch/home" -workspace "$scratch/ws" -events "$EVENTS" 2>/dev/null)
 echo "seeded $EVENTS events into $run_id in $(( ($(date +%s%N) - t0) / 1000000 )) ms"

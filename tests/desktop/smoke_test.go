@@ -134,7 +134,7 @@ func TestDetectsBinaryWithoutDesktopTags(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(t.TempDir(), "agenthub-notags")
-	build := exec.Command("go", "build", "-o", bin, ".")
+	build := exec.Command("go", "build", "-tags", "sqlite_fts5", "-o", bin, ".")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build without tags: %v\n%s", err, out)
