@@ -118,7 +118,7 @@ func engineProfile(p profile.Profile, home string) (engine.Profile, error) {
 	if len(p.MCP) > 0 {
 		// Servers start when a run first needs their tools; the engine's
 		// Shutdown closes them.
-		ep.Source = mcp.NewSet(mcpConfigs(p.MCP), nil)
+		ep.Source = mcp.NewSet(mcpConfigs(p.MCP, filepath.Join(home, "mcp", p.Name)), nil)
 	}
 	return ep, nil
 }
@@ -139,11 +139,17 @@ func runtimeCapabilities(p profile.Profile) *backend.Capabilities {
 	return nil
 }
 
-func mcpConfigs(servers []profile.MCPServer) []mcp.Config {
+// mcpConfigs are a profile's MCP servers; state is the directory under
+// which each stdio server gets its own state dir (its HOME, where its
+// confinement lets it write).
+func mcpConfigs(servers []profile.MCPServer, state string) []mcp.Config {
 	out := make([]mcp.Config, len(servers))
 	for i, s := range servers {
 		out[i] = mcp.Config{Name: s.Name, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL,
-			AllowReadOnly: s.AllowReadOnly, CallTimeout: s.CallTimeout.Duration}
+			AllowReadOnly: s.AllowReadOnly, CallTimeout: s.CallTimeout.Duration, Network: s.Network}
+		if s.Command != "" {
+			out[i].StateDir = filepath.Join(state, s.Name)
+		}
 		for _, h := range s.Headers {
 			out[i].Headers = append(out[i].Headers, mcp.Header{Name: h.Name, Env: h.Env, Keychain: h.Keychain, Prefix: h.Prefix})
 		}

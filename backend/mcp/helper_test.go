@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"net"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -76,6 +79,26 @@ func newHelperServer() *sdk.Server {
 				return nil, err
 			}
 			return text(fmt.Sprint(c.Process.Pid)), nil
+		})
+	s.AddTool(&sdk.Tool{Name: "write", Description: "Write a file.", InputSchema: obj(`"path":{"type":"string"}`)},
+		func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			p := fmt.Sprint(args(req)["path"])
+			if strings.HasPrefix(p, "$TMPDIR/") {
+				p = filepath.Join(os.TempDir(), strings.TrimPrefix(p, "$TMPDIR/"))
+			}
+			if err := os.WriteFile(p, []byte("written by the MCP server\n"), 0o644); err != nil {
+				return text("refused: " + err.Error()), nil
+			}
+			return text("wrote"), nil
+		})
+	s.AddTool(&sdk.Tool{Name: "dial", Description: "Open a TCP connection.", InputSchema: obj(`"addr":{"type":"string"}`)},
+		func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			c, err := net.DialTimeout("tcp", fmt.Sprint(args(req)["addr"]), 10*time.Second)
+			if err != nil {
+				return text("refused: " + err.Error()), nil
+			}
+			_ = c.Close()
+			return text("connected"), nil
 		})
 	s.AddTool(&sdk.Tool{Name: "fail", Description: "Report a tool error.", InputSchema: obj("")},
 		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {

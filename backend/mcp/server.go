@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -37,6 +38,13 @@ type Config struct {
 	// AgentHub's own environment; PATH is always passed. Values never
 	// appear in profiles, events or logs.
 	Env []string
+	// StateDir is the stdio server's own directory (its HOME): with the
+	// private temp dir and the directories its arguments name, the only
+	// place it may write (confine.go). Empty means none.
+	StateDir string
+	// Network lets the stdio server open TCP connections (the profile's
+	// network = true); without it, it may open none.
+	Network bool
 	// AllowReadOnly lets tools the server annotates readOnlyHint run without
 	// an approval.
 	AllowReadOnly bool
@@ -168,9 +176,14 @@ func (s *server) connectStdio(ctx context.Context) (*sdk.ClientSession, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := s.prepareState(); err != nil {
+		return nil, err
+	}
+	env := s.env(ctx)
+	rules := s.confinement(path, env) // confine.go
 	// The process outlives this call: it is bound to the set, not to ctx.
-	p, err := proc.Start(context.WithoutCancel(ctx), proc.Spec{Path: path, Args: s.cfg.Args, Env: s.env(ctx),
-		Stdin: true, StdoutPipe: true, MaxOutput: maxStderr})
+	p, err := proc.Start(context.WithoutCancel(ctx), proc.Spec{Path: path, Args: s.cfg.Args, Env: env, Dir: s.cfg.StateDir,
+		Stdin: true, StdoutPipe: true, MaxOutput: maxStderr, Confine: &rules})
 	if err != nil {
 		return nil, fmt.Errorf("start MCP server %s: %w", s.cfg.Name, err)
 	}
@@ -261,10 +274,14 @@ func (s *server) resolve(ctx context.Context) (string, error) {
 	return path, nil
 }
 
-// env is the allow-listed environment: PATH, then the named variables
-// that are set.
+// env is the allow-listed environment: PATH, HOME (the state dir, the
+// one place it may keep things, unless the profile names HOME), then the
+// named variables that are set.
 func (s *server) env(ctx context.Context) []string {
 	env := []string{"PATH=" + proc.LoginPath(ctx)}
+	if s.cfg.StateDir != "" && !slices.Contains(s.cfg.Env, "HOME") {
+		env = append(env, "HOME="+s.cfg.StateDir)
+	}
 	for _, name := range s.cfg.Env {
 		if v, ok := os.LookupEnv(name); ok && name != "PATH" {
 			env = append(env, name+"="+v)

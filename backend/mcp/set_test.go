@@ -50,7 +50,7 @@ func TestToolsListedWithSchemasAndNames(t *testing.T) {
 	for _, tl := range s.Tools(t.Context()) {
 		names = append(names, tl.Spec().Name)
 	}
-	if got := strings.Join(names, ","); got != "mcp__demo__crash,mcp__demo__echo,mcp__demo__fail,mcp__demo__grow,mcp__demo__lookup,mcp__demo__spawn" {
+	if got := strings.Join(names, ","); got != "mcp__demo__crash,mcp__demo__dial,mcp__demo__echo,mcp__demo__fail,mcp__demo__grow,mcp__demo__lookup,mcp__demo__spawn,mcp__demo__write" {
 		t.Fatalf("tools: %s", got)
 	}
 	echo := toolByName(t, s, "mcp__demo__echo").Spec()

@@ -31,6 +31,11 @@ type MCPServer struct {
 	// asking; everything else always asks.
 	AllowReadOnly bool     `toml:"allow_read_only"`
 	CallTimeout   Duration `toml:"call_timeout"`
+	// Network lets a command server open TCP connections (a server that
+	// calls a web API). Without it the server is confined to no network;
+	// it always writes only its state dir, a private temp dir and the
+	// directories its args name (docs/TOOLS.md).
+	Network bool `toml:"network"`
 }
 
 // MCPHeader is one HTTP header of a url server. Its value is read when the
@@ -92,8 +97,8 @@ func (s MCPServer) validateURL() error {
 		return fmt.Errorf("mcp_servers %s: url: no credentials in the URL; use headers with env or keychain", s.Name)
 	case u.Scheme == "http" && !loopback(u.Hostname()):
 		return fmt.Errorf("mcp_servers %s: url %q: plain http only on a loopback host; use https", s.Name, s.URL)
-	case len(s.Args) > 0 || len(s.Env) > 0:
-		return fmt.Errorf("mcp_servers %s: args and env are for command servers; a url server is not started by AgentHub", s.Name)
+	case len(s.Args) > 0 || len(s.Env) > 0 || s.Network:
+		return fmt.Errorf("mcp_servers %s: args, env and network are for command servers; a url server is not started by AgentHub", s.Name)
 	}
 	names := map[string]bool{}
 	for _, h := range s.Headers {

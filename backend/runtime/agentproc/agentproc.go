@@ -12,7 +12,6 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -64,8 +63,8 @@ func (s Spec) Confinement() confine.Rules {
 		}
 	}
 	read := append(confine.System(), confine.PathDirs(env["PATH"])...)
-	read = append(read, installDirs(s.Path)...)
-	read = append(read, argumentFiles(s.Args)...)
+	read = append(read, confine.InstallDirs(s.Path)...)
+	read = append(read, confine.ArgumentPaths(s.Args, confine.LabelInstall)...)
 	read = append(read, confine.Dir{Path: s.Dir, Label: confine.LabelWorkspace})
 	write := []confine.Dir{{Path: s.Dir, Label: confine.LabelWorkspace}}
 	if home := env["HOME"]; filepath.IsAbs(home) {
@@ -92,45 +91,6 @@ func (s Spec) Confinement() confine.Rules {
 		r.Network = confine.Network{ConnectTCP: ports}
 	}
 	return r
-}
-
-// installDirs are the directories a CLI's program needs to read: where it
-// is linked from and where it really lives, up to the node_modules
-// directory of an npm package (its dependencies and native binaries).
-func installDirs(path string) []confine.Dir {
-	out := []confine.Dir{{Path: filepath.Dir(path), Label: confine.LabelInstall}}
-	real, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		return out
-	}
-	dir := filepath.Dir(real)
-	for d := dir; d != filepath.Dir(d); d = filepath.Dir(d) {
-		if filepath.Base(d) == "node_modules" {
-			dir = d
-			break
-		}
-	}
-	return append(out, confine.Dir{Path: dir, Label: confine.LabelInstall})
-}
-
-// argumentFiles are the existing files and directories the CLI's own
-// command line names by absolute path (a profile's command = ["agent",
-// "--config", "/…/agent.json"]): the user's configuration, not the
-// model's choice, so the CLI may read them. They count as its install.
-func argumentFiles(args []string) []confine.Dir {
-	var out []confine.Dir
-	for _, a := range args {
-		if _, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(a, "-") {
-			a = v
-		}
-		if !filepath.IsAbs(a) {
-			continue
-		}
-		if _, err := os.Stat(a); err == nil {
-			out = append(out, confine.Dir{Path: filepath.Clean(a), Label: confine.LabelInstall})
-		}
-	}
-	return out
 }
 
 // urlPort is the TCP port of an http(s) URL, 0 when it is none.
