@@ -17,6 +17,10 @@ type StartRun struct {
 	Profile     string `json:"profile,omitempty"`   // empty = the default profile
 	Task        string `json:"task"`
 	NoQueue     bool   `json:"noQueue,omitempty"` // refuse with active_run_exists instead of queueing
+	// Isolation is worktree (the run works in its own git worktree on a new
+	// branch from Base, default HEAD) or checkout; "" = the workspace's default.
+	Isolation string `json:"isolation,omitempty"`
+	Base      string `json:"base,omitempty"`
 }
 
 // maxTaskBytes bounds a task's text.
@@ -56,8 +60,16 @@ func (r *RunsAPI) Start(in StartRun) (backend.RunSummary, error) {
 			Message: "choose a workspace for the run", Next: "Add a folder to the allowlist first."}
 	}
 	by := r.core.By()
-	return e.Start(context.Background(), engine.StartRequest{WorkspaceID: in.WorkspaceID, SessionID: in.SessionID,
-		Profile: in.Profile, Task: task, NoQueue: in.NoQueue, Actor: by.Actor, Surface: by.Surface})
+	req := engine.StartRequest{WorkspaceID: in.WorkspaceID, SessionID: in.SessionID,
+		Profile: in.Profile, Task: task, NoQueue: in.NoQueue, Actor: by.Actor, Surface: by.Surface}
+	iso, err := r.core.isolationFor(context.Background(), in.WorkspaceID, in.Isolation)
+	if err != nil {
+		return backend.RunSummary{}, err
+	}
+	if iso == IsolationWorktree {
+		return r.core.startIsolated(context.Background(), req, in.Base) // worktrees.go
+	}
+	return e.Start(context.Background(), req)
 }
 
 // List returns the runs of a workspace ("" = every workspace), newest
