@@ -55,6 +55,7 @@ func (c *Core) openEngine(ctx context.Context, st *store.Store) error {
 		Default:     DemoProfile,
 		GlobalLimit: c.cfg.MaxRuns,
 		Roots:       c.workspaceRoot,
+		RunRoots:    c.runRoot, // a worktree run works in its worktree (worktrees.go)
 		Sink:        c.cfg.Sink,
 		Log:         c.log,
 	})
