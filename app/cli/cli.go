@@ -76,6 +76,7 @@ func commands() map[string]command {
 		"profiles":  {"list the agent profiles a run may use", runProfiles},
 		"policy":    {"check a workspace policy's examples, or explain a decision", runPolicy},
 		"audit":     {"verify the audit hash chain, or export it as JSONL", runAudit},
+		"worktree":  {"list, merge, keep, discard or push the worktrees of worktree runs", runWorktree},
 	}
 }
 

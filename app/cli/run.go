@@ -24,6 +24,8 @@ func runRun(ctx context.Context, e *Env, args []string) error {
 	asJSON := fl.Bool("json", false, "print the event envelopes as NDJSON on stdout")
 	session := fl.String("session", "", "continue this session (default: a new one)")
 	noQueue := fl.Bool("no-queue", false, "refuse with active_run_exists instead of queueing behind a busy session")
+	isolation := fl.String("isolation", "", "worktree (its own git worktree and branch) | checkout (default: the workspace's)")
+	base := fl.String("base", "", "with --isolation worktree: the commit the run's branch starts from (default HEAD)")
 	task, err := parseInterleaved(fl, args)
 	if err != nil {
 		return err
@@ -60,7 +62,7 @@ func runRun(ctx context.Context, e *Env, args []string) error {
 		}
 	}
 	run, err := api.NewRunsAPI(core).Start(api.StartRun{WorkspaceID: ws.ID, SessionID: *session, Profile: *profile,
-		Task: task, NoQueue: *noQueue})
+		Task: task, NoQueue: *noQueue, Isolation: *isolation, Base: *base})
 	if err != nil {
 		return err
 	}
