@@ -15,6 +15,9 @@ func runRuns(ctx context.Context, e *Env, args []string) error {
 	if len(args) == 0 {
 		return usagef("runs needs a subcommand: list, show RUN, events RUN, cancel RUN or resume RUN")
 	}
+	if handled, err := runBundle(ctx, e, args); handled { // bundle.go: export, verify
+		return err
+	}
 	sub, args := args[0], args[1:]
 	fl, home := flags(e, "runs "+sub)
 	asJSON := fl.Bool("json", false, "print JSON (events: one envelope per line)")
