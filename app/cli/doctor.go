@@ -133,6 +133,7 @@ func dataChecks(ctx context.Context, e *Env, homeFlag string, integrity bool) []
 		return append(out, check{name: "SQLite", detail: err.Error(), fix: "check the database file"})
 	}
 	out = append(out, check{name: "SQLite", ok: true, detail: "version " + v + ", database opens and migrates"})
+	out = append(out, worktreeChecks(core)...) // doctor_worktrees.go
 	return append(out, storageChecks(ctx, st, integrity)...)
 }
 

@@ -81,6 +81,11 @@ say = "done"
 		t.Fatalf("list: %d %s %s", code, stdout, stderr)
 	}
 	run := list[0].RunID
+	// doctor lists the worktree and what it holds.
+	_, stdout, _ = runCLI(t, env, "doctor")
+	if !strings.Contains(stdout, "worktree "+run) || !strings.Contains(stdout, "1 uncommitted") {
+		t.Fatalf("doctor does not list the worktree:\n%s", stdout)
+	}
 	code, stdout, stderr = runCLI(t, env, "worktree", "merge", run)
 	if code != 0 || !strings.Contains(stdout, "apply") || !strings.Contains(stdout, "+from the run") {
 		t.Fatalf("merge plan: %d\n%s\n%s", code, stdout, stderr)
