@@ -18,7 +18,7 @@ import (
 func acpProfile(p profile.Profile, home string, ep engine.Profile) engine.Profile {
 	gemini := p.Runtime == profile.RuntimeGemini
 	ep.Model = acp.NewModel(acp.Config{Name: p.Runtime, Command: p.Command.Line(), Gemini: gemini, Model: p.Model,
-		BaseURL: p.BaseURL, KeyEnv: p.KeyEnv, APIKey: keyOf(p),
+		BaseURL: p.BaseURL, KeyEnv: p.KeyEnv, APIKey: keyOf(p), ModelProtocol: p.ModelProtocol,
 		Dir:           filepath.Join(home, "runtimes", p.Runtime, p.Name),
 		CheckpointDir: filepath.Join(home, "checkpoints")})
 	ep.Tools = acp.ToolNames()

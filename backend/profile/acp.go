@@ -45,8 +45,13 @@ func (p Profile) validateACP() error {
 	switch {
 	case p.Runtime == RuntimeACP && (len(line) == 0 || line[0] == ""):
 		return errors.New(`command is required: the agent's command line, e.g. command = ["my-agent", "--acp"]`)
-	case p.Runtime == RuntimeACP && (p.BaseURL != "" || p.Model != ""):
-		return errors.New("base_url and model are not used by the acp runtime: configure the agent in its command line")
+	case p.Runtime == RuntimeACP && p.Model != "":
+		return errors.New("model is not used by the acp runtime: configure the agent in its command line")
+	case p.Runtime == RuntimeACP && p.BaseURL != "" && p.ModelProtocol == "":
+		return errors.New(`base_url is used by the acp runtime only with model_protocol ("openai" or "anthropic"): ` +
+			"the agent's model server, reached through AgentHub's key proxy")
+	case p.ModelProtocol != "" && (p.Runtime != RuntimeACP || (p.ModelProtocol != "openai" && p.ModelProtocol != "anthropic")):
+		return fmt.Errorf(`model_protocol %q: use "openai" or "anthropic", for runtime = "acp" only`, p.ModelProtocol)
 	case p.Provider != "":
 		return fmt.Errorf("provider %q: an %s profile names no provider", p.Provider, p.Runtime)
 	case strings.ContainsAny(p.KeyEnv, "= \t"):

@@ -41,3 +41,21 @@ func TestACPProfiles(t *testing.T) {
 		})
 	}
 }
+
+func TestACPModelProtocol(t *testing.T) {
+	for _, tc := range []struct {
+		toml string
+		ok   bool
+	}{
+		{"runtime = \"acp\"\ncommand = \"agent\"\nmodel_protocol = \"openai\"\nbase_url = \"http://127.0.0.1:8080/v1\"", true},
+		{"runtime = \"acp\"\ncommand = \"agent\"\nmodel_protocol = \"anthropic\"\nkey_env = \"K\"", true},
+		{"runtime = \"acp\"\ncommand = \"agent\"\nbase_url = \"http://127.0.0.1:8080/v1\"", false},
+		{"runtime = \"acp\"\ncommand = \"agent\"\nmodel_protocol = \"gemini\"", false},
+		{"runtime = \"gemini\"\nmodel_protocol = \"openai\"", false},
+		{"runtime = \"native\"\nprovider = \"openai\"\nmodel = \"m\"\nmodel_protocol = \"openai\"", false},
+	} {
+		if _, err := Parse([]byte("name = \"p\"\n" + tc.toml)); (err == nil) != tc.ok {
+			t.Errorf("%q: %v", tc.toml, err)
+		}
+	}
+}

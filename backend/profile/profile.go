@@ -54,6 +54,11 @@ type Profile struct {
 	// KeyEnv names the environment variable that holds the API key; empty
 	// for local servers that need none.
 	KeyEnv string `toml:"key_env"`
+	// ModelProtocol is how a generic ACP agent (runtime = "acp") talks to
+	// its model, "openai" or "anthropic": AgentHub then gives it a key
+	// proxy instead of the key. Without it, an acp profile's key is never
+	// passed (acp.go).
+	ModelProtocol string `toml:"model_protocol"`
 	// Keychain names the OS keychain entry ("service/account") that holds
 	// the API key, read when a run needs it; never with key_env.
 	Keychain  string `toml:"keychain"`
@@ -144,6 +149,9 @@ func (p Profile) validate() error {
 	}
 	if p.Keychain != "" && p.Runtime != RuntimeNative {
 		return errors.New("keychain: only native profiles read their key from the OS keychain; use key_env")
+	}
+	if p.ModelProtocol != "" && p.Runtime != RuntimeACP {
+		return fmt.Errorf("model_protocol: a setting of the acp runtime (runtime %q uses provider or its CLI's own)", p.Runtime)
 	}
 	switch {
 	case !nameRE.MatchString(p.Name):

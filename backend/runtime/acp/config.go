@@ -40,6 +40,13 @@ type Config struct {
 	// agent under the name KeyEnv.
 	KeyEnv string
 	APIKey string
+	// ModelProtocol is how a generic ACP agent talks to its model:
+	// ProtocolOpenAI or ProtocolAnthropic, declared by the profile
+	// (model_protocol). With it, the agent gets the key proxy's address and
+	// a per-session token instead of the key (keyenv.go); without it a
+	// generic agent is never given a key. BaseURL is then its model
+	// server (the protocol's public API when empty).
+	ModelProtocol string
 	// Dir is AgentHub's directory for this profile's runtime, in its data
 	// directory: the agent's isolated HOME and the raw output of every
 	// session live there.
@@ -157,9 +164,11 @@ func (c Config) upstream() string {
 }
 
 // environ is the whole environment of the agent: an allow-list, never
-// AgentHub's environment as a whole. Only Gemini uses ep; any other agent
-// gets the profile's key under KeyEnv (its protocol to its model is not
-// known, so no proxy can stand in).
+// AgentHub's environment as a whole, and never the profile's key. Gemini
+// gets ep as its Gemini API server and key; a generic agent whose profile
+// declares its model protocol gets ep in that protocol's variables
+// (keyenv.go); any other agent gets no key at all (the session refuses to
+// start one whose profile has a key, see keyRefused).
 func (c Config) environ(path string, ep endpoint) []string {
 	env := []string{"HOME=" + c.home(), "PATH=" + path, "TERM=dumb", "NO_COLOR=1"}
 	if c.Gemini {
@@ -176,8 +185,8 @@ func (c Config) environ(path string, ep endpoint) []string {
 		if ep.url != "" {
 			env = append(env, "GOOGLE_GEMINI_BASE_URL="+ep.url)
 		}
-	} else if c.KeyEnv != "" && c.APIKey != "" {
-		env = append(env, c.KeyEnv+"="+c.APIKey)
+	} else {
+		env = append(env, c.protocolEnv(ep)...)
 	}
 	for _, name := range passEnv {
 		if v := c.getenv(name); v != "" {

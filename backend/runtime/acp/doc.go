@@ -51,8 +51,9 @@
 // schema.validation_failed event.
 //
 // Invariants: the agent gets an allow-listed environment with an isolated
-// HOME and never AgentHub's keys except the one its profile names (Gemini
-// gets not even that: it talks to a keyproxy with a per-session token); Gemini
+// HOME and never a key: Gemini, and a generic agent whose profile declares
+// its model protocol, talk to a keyproxy with a per-session token; a
+// generic agent with a key and no protocol is refused (keyenv.go); Gemini
 // runs in its default approval mode with the workspace untrusted (its
 // settings, .env and hooks ignored); events and tool results hold
 // workspace-relative paths only, and text from the agent is scrubbed of

@@ -134,7 +134,10 @@ func (s *session) startCallID() string { return "acp-" + s.id + "-start" }
 // endpoint starts the session's key proxy when Gemini CLI's profile has a
 // key: the CLI gets the proxy's address and a token, never the key.
 func (s *session) endpoint() (endpoint, error) {
-	if !s.cfg.Gemini || s.cfg.APIKey == "" {
+	if !s.cfg.Gemini {
+		return s.genericEndpoint() // keyenv.go
+	}
+	if s.cfg.APIKey == "" {
 		return s.cfg.direct(), nil
 	}
 	kp, err := keyproxy.Start(s.cfg.upstream(), s.cfg.APIKey, keyproxy.GoogleKey)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -50,6 +51,10 @@ type Step struct {
 	Stderr   string    `json:"stderr,omitempty"`
 	Exit     *int      `json:"exit,omitempty"`
 	Hang     bool      `json:"hang,omitempty"` // wait until session/cancel
+	// Dump writes what a hostile agent can learn of its own environment
+	// to this file: its /proc/self/environ, then the output of `env` run
+	// as its own command (as Gemini CLI's shell tool runs them).
+	Dump string `json:"dump,omitempty"`
 }
 
 // Permission is a session/request_permission.
@@ -225,6 +230,8 @@ func (a *agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResp
 			}
 		case st.Terminal != nil:
 			a.say(ctx, p.SessionId, "terminal: "+a.terminal(ctx, p.SessionId, *st.Terminal)+"\n")
+		case st.Dump != "":
+			a.say(ctx, p.SessionId, "dump: "+dump(a.abs(st.Dump))+"\n")
 		case st.Raw != "":
 			_, _ = a.out.Write([]byte(st.Raw + "\n"))
 		case st.Stderr != "":
@@ -353,4 +360,21 @@ func errText(err error) string {
 		return re.Message
 	}
 	return err.Error()
+}
+
+// dump writes the agent's environment as the kernel and a child see it.
+func dump(path string) string {
+	environ, err := os.ReadFile("/proc/self/environ")
+	if err != nil {
+		return "environ: " + err.Error()
+	}
+	out, err := exec.Command("env").Output()
+	if err != nil {
+		return "env: " + err.Error()
+	}
+	text := strings.ReplaceAll(string(environ), "\x00", "\n") + "\n--- env\n" + string(out)
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		return err.Error()
+	}
+	return "ok"
 }
