@@ -257,7 +257,8 @@ func (s *session) startError(step string, err error) error {
 
 // authError says which step logs the agent in: the failure's next step.
 func (s *session) authError(msg string) error {
-	next := "log the agent in, or set key_env in the profile to the variable that holds its API key"
+	next := "log the agent in, or set key_env in the profile to the variable that holds its API key, with " +
+		`model_protocol = "openai" or "anthropic" (the agent then reaches its model through AgentHub's key proxy)`
 	if s.cfg.Gemini {
 		next = "set key_env in the profile to the variable that holds the Gemini API key (and base_url for a local server)"
 	}
