@@ -37,6 +37,7 @@ func (s *Server) workspaceRoutes(mux *http.ServeMux) {
 		err := s.workspaces.Remove(r.PathValue("id"))
 		reply(w, struct{}{}, err)
 	})
+	s.historyRoutes(mux) // search.go: search and run bundles
 }
 
 func (s *Server) settingsRoutes(mux *http.ServeMux) {
