@@ -8,14 +8,10 @@ package agentbin
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sync"
 	"time"
 
 	"agenthub/backend"
@@ -102,44 +98,4 @@ func DriftWarning(name, version, tested, hint string) string {
 			"understood (install the tested version: %s)", name, version, tested, hint)
 	}
 	return ""
-}
-
-// hashes caches program hashes by path, size and modification time: a
-// native CLI is several hundred megabytes.
-var hashes = struct {
-	sync.Mutex
-	m map[string]string
-}{m: map[string]string{}}
-
-// Hash is the hex SHA-256 of the file path leads to.
-func Hash(path string) (string, error) {
-	real, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		return "", err
-	}
-	fi, err := os.Stat(real)
-	if err != nil {
-		return "", err
-	}
-	key := fmt.Sprintf("%s|%d|%d", real, fi.Size(), fi.ModTime().UnixNano())
-	hashes.Lock()
-	sum, ok := hashes.m[key]
-	hashes.Unlock()
-	if ok {
-		return sum, nil
-	}
-	f, err := os.Open(real)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	sum = hex.EncodeToString(h.Sum(nil))
-	hashes.Lock()
-	hashes.m[key] = sum
-	hashes.Unlock()
-	return sum, nil
 }
