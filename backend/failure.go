@@ -43,6 +43,10 @@ const (
 	CodeAuditKeyUnavailable FailureCode = "audit_key_unavailable"  // the audit chain's key cannot be read
 )
 
+// CodeWorktreeUnsaved: a run's worktree holds work that exists nowhere else
+// and its removal was not confirmed for exactly that work.
+const CodeWorktreeUnsaved FailureCode = "worktree_unsaved"
+
 // Recovery is the first recovery action for each code (FC1), in English; the
 // UI localises by code.
 var Recovery = map[FailureCode]string{
@@ -70,6 +74,7 @@ var Recovery = map[FailureCode]string{
 	CodeStoreTooNew:             "Install the newer AgentHub that wrote this data directory, or pass --home DIR.",
 	CodeStoreMigration:          "The database was restored from its backup; report the error, then install a fixed version.",
 	CodeAuditKeyUnavailable:     "Restore the audit key (or unlock the OS keychain) and start AgentHub again.",
+	CodeWorktreeUnsaved:         "Keep the worktree as a branch or merge it; to discard it, confirm the listed work with its token.",
 }
 
 // Error carries a stable code and a message safe to show (no secrets, no

@@ -59,6 +59,7 @@ func (s *Server) Handler() http.Handler {
 	s.runRoutes(mux)
 	s.auditRoutes(mux)
 	s.reviewRoutes(mux)
+	s.worktreeRoutes(mux) // worktrees.go
 	s.streamRoutes(mux)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, backend.Errorf(backend.CodeNotFound, "no API route %s %s", r.Method, r.URL.Path), http.StatusNotFound)
