@@ -29,10 +29,6 @@ const (
 	IsolationWorktree = "worktree" // the run works in its own git worktree
 )
 
-// CodeWorktreeUnsaved: a worktree holds work that exists nowhere else and
-// the removal was not confirmed for exactly that work.
-const CodeWorktreeUnsaved backend.FailureCode = "worktree_unsaved"
-
 // isolationKey is the setting holding a workspace's default isolation.
 func isolationKey(workspaceID string) string { return "isolation:" + workspaceID }
 
@@ -388,7 +384,7 @@ func (w *WorktreesAPI) Discard(runID, confirm string) (WorktreeView, error) {
 }
 
 func unsavedError(st worktree.State) error {
-	return &backend.Error{Code: CodeWorktreeUnsaved, Detail: stateToken(st),
+	return &backend.Error{Code: backend.CodeWorktreeUnsaved, Detail: stateToken(st),
 		Message: "the worktree holds work that exists nowhere else: " + st.Describe(),
 		Next:    "Keep it as a branch, merge it, or confirm discarding exactly this work with token " + stateToken(st) + "."}
 }

@@ -268,13 +268,13 @@ func TestParallelWorktreeRuns(t *testing.T) {
 	// Discarding run 1 lists its unsaved work and needs that listing's token.
 	_, err = e.wts.Discard(ids[1], "")
 	var be *backend.Error
-	if !errors.As(err, &be) || be.Code != CodeWorktreeUnsaved || !strings.Contains(be.Message, "owned.txt") {
+	if !errors.As(err, &be) || be.Code != backend.CodeWorktreeUnsaved || !strings.Contains(be.Message, "owned.txt") {
 		t.Fatalf("discard without confirmation: %v", err)
 	}
 	if _, err := os.Stat(e.core.worktrees().Path(ids[1])); err != nil {
 		t.Fatalf("the refused discard removed the worktree: %v", err)
 	}
-	if _, err := e.wts.Discard(ids[1], "0000000000000000"); backend.CodeOf(err) != CodeWorktreeUnsaved {
+	if _, err := e.wts.Discard(ids[1], "0000000000000000"); backend.CodeOf(err) != backend.CodeWorktreeUnsaved {
 		t.Fatalf("a wrong token discarded: %v", err)
 	}
 	v, err := e.wts.Discard(ids[1], be.Detail)
