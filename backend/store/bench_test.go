@@ -216,9 +216,10 @@ func (c *countSink) Publish(backend.Event) { c.n.Add(1) }
 //   - raw-nockpt: the same with no checkpoint during the op, a bound (the
 //     store's writer leaves checkpoints to a goroutine beside it);
 //   - store: the store's durable append path ([Store.Emit]); each op also
-//     runs raw on a fresh file (outside the timer), so pct-of-raw (wall) and
-//     pct-of-raw-cpu are paired, which keeps them steady when other work
-//     shares the machine;
+//     runs raw and raw-multirow on fresh files (outside the timer), so
+//     pct-of-raw (wall), pct-of-raw-cpu, pct-of-multirow and pct-of-fastest
+//     (against the faster of the two in the same ops) are paired, which
+//     keeps them steady when other work shares the machine;
 //   - store-redacted: the same with the app's secret redactor installed;
 //   - store-job: one [Store.Go] job per event (the path before Emit);
 //   - raw-multirow: a second reference, the rows alone through the
@@ -278,7 +279,7 @@ func benchRaw(b *testing.B, rows []benchRow, pragma string) {
 // file, so the ratio is paired op by op.
 func benchStoreIngest(b *testing.B, rows []benchRow, payloads []json.RawMessage, red Redactor,
 	ingest func(*Store, []json.RawMessage) error) {
-	var raw, st meter
+	var raw, multi, st meter
 	for b.Loop() {
 		b.StopTimer()
 		r, path := benchStore(b, 1)
@@ -286,6 +287,10 @@ func benchStoreIngest(b *testing.B, rows []benchRow, payloads []json.RawMessage,
 		raw.run(b, func() error { return rawInsert(db, rows) })
 		db.Close()
 		r.Close()
+		// The second reference, paired too: the store's own inserter alone.
+		m, _ := benchStore(b, 1)
+		multi.run(b, func() error { return multirowInsert(m, rows) })
+		m.Close()
 		s, _ := benchStore(b, 1)
 		if red != nil {
 			s.SetRedactor(red)
@@ -306,6 +311,10 @@ func benchStoreIngest(b *testing.B, rows []benchRow, payloads []json.RawMessage,
 	raw.report(b, "raw-")
 	b.ReportMetric(100*raw.wall.Seconds()/st.wall.Seconds(), "pct-of-raw")
 	b.ReportMetric(100*raw.cpu.Seconds()/st.cpu.Seconds(), "pct-of-raw-cpu")
+	b.ReportMetric(100*multi.wall.Seconds()/st.wall.Seconds(), "pct-of-multirow")
+	// The ratio to the fastest reference of this run (docs/PERFORMANCE.md):
+	// whichever of raw and raw-multirow took less wall time in these ops.
+	b.ReportMetric(100*min(raw.wall, multi.wall).Seconds()/st.wall.Seconds(), "pct-of-fastest")
 }
 
 // multirowInsert writes the rows with the store's driver-level inserts
