@@ -3,13 +3,17 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := run
 
+# Two binaries from the same main package: the CLI (engine, serve, every
+# command) without the desktop tags, so it never loads GTK or WebKitGTK, and
+# the window beside it, which `agenthub` execs for `agenthub`/`agenthub window`.
 BIN       := build/bin/agenthub
+WINDOW    := build/bin/agenthub-window
 TAGS      := desktop,production,webkit2_41,sqlite_fts5
 # Every Go build and test carries sqlite_fts5: the store's search needs SQLite's
 # FTS5, and a store opened without it refuses to start (backend/store/search.go).
 GOTAGS    := sqlite_fts5
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS   := -X main.version=$(VERSION)
+LDFLAGS   := -s -w -X main.version=$(VERSION)
 GOFLAGS   := -buildvcs=false
 export GOFLAGS
 ARTIFACTS ?= $(CURDIR)/artifacts
@@ -47,10 +51,12 @@ go-deps:
 	go mod download
 
 build: frontend go-deps
-	go build -tags $(TAGS) -ldflags "$(LDFLAGS)" -o $(BIN) .
+	go build -trimpath -tags $(GOTAGS) -ldflags "$(LDFLAGS)" -o $(BIN) .
+	go build -trimpath -tags $(TAGS) -ldflags "$(LDFLAGS)" -o $(WINDOW) .
 
 vet:
 	go vet -tags $(TAGS) ./...
+	go vet -tags $(GOTAGS) .
 
 test: deps-test build vet test-go test-frontend test-e2e test-desktop
 	@echo "make test: all suites passed"
