@@ -3,8 +3,10 @@ package api
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 	"agenthub/backend/bundle"
 	"agenthub/backend/redact"
 	"agenthub/backend/scrub"
+	"agenthub/backend/store"
 	"agenthub/workspace"
 )
 
@@ -108,4 +111,69 @@ func VerifyBundle(r io.ReaderAt, size int64) (bundle.Report, error) {
 			Next:    "Export the run again with `agenthub runs export RUN -o FILE` and copy the whole file."}
 	}
 	return bundle.Verify(b), nil
+}
+
+// runIDShape is what an imported run's id must look like: a bundle is
+// foreign input.
+var runIDShape = regexp.MustCompile(`^run_[0-9a-z]{8,40}$`)
+
+// ImportRun stores the run of a bundle read-only (see store.Tx.ImportRun),
+// after checking the bundle as `runs verify` does: a bundle that does not
+// verify is refused.
+func ImportRun(c *Core, r io.ReaderAt, size int64) (backend.RunSummary, error) {
+	db, err := c.db()
+	if err != nil {
+		return backend.RunSummary{}, err
+	}
+	if err := c.writable(); err != nil {
+		return backend.RunSummary{}, err
+	}
+	b, err := bundle.Open(r, size)
+	if err != nil {
+		return backend.RunSummary{}, &backend.Error{Code: backend.CodeInvalidInput, Err: err,
+			Message: "this is not a readable AgentHub run bundle: " + strings.TrimPrefix(err.Error(), "bundle: "),
+			Next:    "Ask for the file again: a bundle is what `agenthub runs export RUN -o FILE` wrote."}
+	}
+	rep := bundle.Verify(b)
+	if !rep.OK {
+		return backend.RunSummary{}, &backend.Error{Code: backend.CodeInvalidInput,
+			Message: "the bundle does not verify: " + rep.Problems[0],
+			Next:    "Run `agenthub runs verify FILE` to see every problem, and ask for a fresh export."}
+	}
+	m := b.Manifest
+	if !runIDShape.MatchString(m.Run.ID) {
+		return backend.RunSummary{}, backend.Errorf(backend.CodeInvalidInput, "the bundle's run id is not an AgentHub run id")
+	}
+	evs, err := b.Events()
+	if err != nil {
+		return backend.RunSummary{}, backend.Errorf(backend.CodeInvalidInput, "the bundle's events cannot be read")
+	}
+	im := store.Imported{Producer: m.Producer, ExportedAt: m.ExportedAt, Digest: m.Events.Digest,
+		State: m.Run.State, Workspace: m.Run.Workspace}
+	if h := m.Audit.Head; h != nil {
+		im.AuditHead = fmt.Sprintf("%d:%s", h.Seq, h.Hash)
+	}
+	rec := store.RunRecord{ID: m.Run.ID, SessionID: backend.NewID(backend.PrefixSession), Profile: m.Run.Profile,
+		Runtime: m.Run.Runtime, Task: m.Run.Task, State: m.Run.State, CreatedAt: m.Run.CreatedAt,
+		LastEventAt: m.Run.LastEventAt}
+	if _, err := db.Do(context.Background(), func(tx *store.Tx) error {
+		return tx.ImportRun(rec, evs, im, c.By())
+	}); err != nil {
+		return backend.RunSummary{}, err
+	}
+	return NewRunsAPI(c).Get(m.Run.ID)
+}
+
+// refuseImported returns run_imported for a run imported from a bundle.
+func refuseImported(c *Core, id, what string) error {
+	db, err := c.db()
+	if err != nil {
+		return err
+	}
+	_, imported, err := db.ImportedRun(context.Background(), id)
+	if err != nil || !imported {
+		return nil // the engine says what is wrong with the run
+	}
+	return &backend.Error{Code: backend.CodeRunImported,
+		Message: "run " + id + " was imported from a bundle and is read-only: it cannot be " + what + " here"}
 }

@@ -143,6 +143,9 @@ func (r *RunsAPI) Resume(id string) (backend.RunSummary, error) {
 	if err := r.core.writable(); err != nil {
 		return backend.RunSummary{}, err
 	}
+	if err := refuseImported(r.core, id, "resumed"); err != nil { // export.go
+		return backend.RunSummary{}, err
+	}
 	by := r.core.By()
 	return e.Resume(context.Background(), id, by.Actor, by.Surface)
 }

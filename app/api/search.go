@@ -81,6 +81,16 @@ func (s *SearchAPI) Search(in SearchRequest) ([]SearchResult, error) {
 		}
 		f.WorkspaceID = id
 	}
+	// The index follows the commits by milliseconds; a search waits for
+	// what was committed before it (a process that just opened the store
+	// may be further behind).
+	if behind, err := db.IndexBehind(ctx); err != nil {
+		return nil, err
+	} else if behind {
+		if err := db.FlushIndex(ctx); err != nil {
+			return nil, err
+		}
+	}
 	hits, err := db.Search(ctx, f)
 	if err != nil {
 		return nil, err

@@ -22,6 +22,8 @@ func runBundle(ctx context.Context, e *Env, args []string) (handled bool, err er
 		return true, runsExport(ctx, e, args[1:])
 	case "verify":
 		return true, runsVerify(e, args[1:])
+	case "import":
+		return true, runsImport(ctx, e, args[1:])
 	}
 	return false, nil
 }
@@ -112,7 +114,43 @@ func runsVerify(e *Env, args []string) error {
 	return nil
 }
 
-func quoteArg(s string) string { return "“" + s + "”" }
+func runsImport(ctx context.Context, e *Env, args []string) error {
+	fl, home := flags(e, "runs import")
+	asJSON := fl.Bool("json", false, "print the imported run as JSON")
+	words, err := positional(fl, args)
+	if err != nil {
+		return err
+	}
+	if len(words) != 1 {
+		return usagef("runs import takes one bundle file: agenthub runs import FILE")
+	}
+	f, err := os.Open(words[0])
+	if err != nil {
+		return &backend.Error{Code: backend.CodeNotFound, Err: err, Message: "cannot read " + filepath.Base(words[0]),
+			Next: "Check the file name; a bundle is what `agenthub runs export RUN -o FILE` wrote."}
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("runs import: %w", err)
+	}
+	core, err := openCore(ctx, e, *home, backend.SurfaceCLI)
+	if err != nil {
+		return err
+	}
+	defer core.Close()
+	r, err := api.ImportRun(core, f, fi.Size())
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return json.NewEncoder(e.Stdout).Encode(r)
+	}
+	fmt.Fprintf(e.Stdout, "Imported run %s (%s, %d events), read-only: it cannot be resumed here.\n", r.ID, r.State,
+		r.LastSequence)
+	fmt.Fprintf(e.Stdout, "Read it with: agenthub runs show %s; agenthub runs events %s\n", r.ID, r.ID)
+	return nil
+}
 
 // writeFileAtomic writes data to a temporary file beside path, then renames
 // it into place: a failure never leaves half a bundle.

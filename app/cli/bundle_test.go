@@ -109,6 +109,40 @@ func TestRunsExportVerifySearch(t *testing.T) {
 		t.Fatalf("verify of a tampered bundle: exit %d\n%s", code, out)
 	}
 
+	// A teammate imports it: read-only, searchable, never resumed.
+	env3 := map[string]string{"AGENTHUB_HOME": t.TempDir(), "PATH": os.Getenv("PATH"), "HOME": os.Getenv("HOME")}
+	code, out, errOut = runCLI(t, env3, "runs", "import", tampered)
+	if code == ExitOK || !strings.Contains(errOut, "invalid_input") || !strings.Contains(errOut, "does not verify") {
+		t.Fatalf("import of a tampered bundle: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, env3, "runs", "import", file)
+	if code != ExitOK || !strings.Contains(out, "Imported run "+runID) {
+		t.Fatalf("import: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, _ = runCLI(t, env3, "runs", "show", "--json", runID)
+	var shown backend.RunSummary
+	if err := json.Unmarshal([]byte(out), &shown); code != ExitOK || err != nil || shown.State != backend.RunCompleted ||
+		shown.LastSequence == 0 {
+		t.Fatalf("runs show of the imported run: exit %d %v\n%s", code, err, out)
+	}
+	code, out, _ = runCLI(t, env3, "runs", "events", "--json", runID)
+	if code != ExitOK || strings.Count(out, "\n") != int(shown.LastSequence) {
+		t.Fatalf("runs events of the imported run: exit %d, %d lines for %d events", code, strings.Count(out, "\n"),
+			shown.LastSequence)
+	}
+	code, _, errOut = runCLI(t, env3, "runs", "resume", runID)
+	if code == ExitOK || !strings.Contains(errOut, "run_imported") {
+		t.Fatalf("resume of an imported run: exit %d\n%s", code, errOut)
+	}
+	code, _, errOut = runCLI(t, env3, "runs", "import", file)
+	if code == ExitOK || !strings.Contains(errOut, "conflict") {
+		t.Fatalf("a second import: exit %d\n%s", code, errOut)
+	}
+	code, out, _ = runCLI(t, env3, "search", "--json", "AGENTHUB_TOUR")
+	if code != ExitOK || !strings.Contains(out, runID) {
+		t.Fatalf("search in the importing data directory: exit %d\n%s", code, out)
+	}
+
 	code, out, errOut = runCLI(t, env, "search", "--json", "AGENTHUB_TOUR")
 	var hits []api.SearchResult
 	if err := json.Unmarshal([]byte(out), &hits); code != ExitOK || err != nil || len(hits) == 0 {

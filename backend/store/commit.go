@@ -76,7 +76,11 @@ func (s *Store) SetPublisher(p backend.Sink) {
 
 func (s *Store) committer() {
 	defer close(s.committerDone)
-	for first := range s.jobs {
+	for {
+		first, ok := s.nextJob() // search_index.go: indexes behind the commits while no job waits
+		if !ok {
+			return
+		}
 		group := []jobReq{first}
 	drain:
 		for len(group) < maxGroup {

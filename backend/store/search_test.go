@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"agenthub/backend"
 )
@@ -68,6 +70,48 @@ func searchFixture(t *testing.T, s *Store) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !s.searchable.Load() { // a schema before 00005: the migration indexes it
+		return
+	}
+	if err := s.FlushIndex(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSearchIndexCatchesUpByItself: with no search asking, the committer
+// indexes what was committed while it has nothing else to do.
+func TestSearchIndexCatchesUpByItself(t *testing.T) {
+	s, _ := openTest(t)
+	ctx := t.Context()
+	searchFixture(t, s)
+	if _, err := s.Do(ctx, func(tx *Tx) error {
+		for i := range 500 { // several batches
+			if _, err := tx.Append("run_a2", backend.EvToolResult, map[string]any{"content": fmt.Sprintf("pangolin %d", i)}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		behind, err := s.IndexBehind(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !behind {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the index is still behind after 60 s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	hits, err := s.Search(ctx, SearchFilter{Query: "pangolin", Limit: 500})
+	if err != nil || len(hits) != 500 {
+		t.Fatalf("%d hits for 500 events (%v)", len(hits), err)
 	}
 }
 
@@ -238,6 +282,9 @@ func TestSearchFailedJobLeavesNoIndex(t *testing.T) {
 	})
 	if err == nil {
 		t.Fatal("the failing job committed")
+	}
+	if err := s.FlushIndex(t.Context()); err != nil {
+		t.Fatal(err)
 	}
 	hits, err := s.Search(t.Context(), SearchFilter{Query: "ghostword"})
 	if err != nil || len(hits) != 0 {

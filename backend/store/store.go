@@ -24,6 +24,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	_ "github.com/mattn/go-sqlite3" // the SQLite driver, registered as "sqlite3"
@@ -74,6 +75,9 @@ type Store struct {
 	red redactorSlot // see [Store.SetRedactor]
 
 	audit auditState // the chain's key and anchor (audit.go); set by Open
+
+	indexBehind bool        // committer-only: the search index may lag the events (search_index.go)
+	searchable  atomic.Bool // the schema has the search index (false only under older test migrations)
 }
 
 // By says who made a change, for its audit entry.
@@ -139,13 +143,18 @@ func openStore(ctx context.Context, path string, migrations fs.FS) (*Store, erro
 		return nil, errors.Join(err, r.Close(), w.Close())
 	}
 	s := &Store{path: path, w: w, r: r, ckpt: ckpt, jobs: make(chan jobReq, 4096),
-		committerDone: make(chan struct{}), meta: map[string]runMeta{}}
+		committerDone: make(chan struct{}), meta: map[string]runMeta{}, indexBehind: true}
 	if err := s.prepare(ctx); err != nil {
 		return nil, errors.Join(err, s.closeStmts(), ckpt.close(), r.Close(), w.Close())
 	}
 	if err := s.openAudit(ctx); err != nil {
 		return nil, errors.Join(err, s.closeStmts(), ckpt.close(), r.Close(), w.Close())
 	}
+	searchable, err := hasSearchIndex(ctx, w)
+	if err != nil {
+		return nil, errors.Join(err, s.closeStmts(), ckpt.close(), r.Close(), w.Close())
+	}
+	s.searchable.Store(searchable)
 	go s.committer()
 	return s, nil
 }
