@@ -341,3 +341,52 @@ func TestSearchIndexesExistingData(t *testing.T) {
 		t.Errorf("the migration indexed a delta: %v", hits)
 	}
 }
+
+// TestDecisionEntryCarriesReasonAndHunks: the audit entry of a decision
+// says why (the reason), what (the hunks chosen) and where (the event it
+// records), and the chain still verifies with them.
+func TestDecisionEntryCarriesReasonAndHunks(t *testing.T) {
+	s, _ := openTest(t)
+	ctx := t.Context()
+	searchFixture(t, s)
+	_, err := s.Do(ctx, func(tx *Tx) error {
+		if err := tx.CreateTicket(Ticket{ApprovalRequest: backend.ApprovalRequest{ID: "apr_1", RunID: "run_a1",
+			ToolCallID: "c7", Kind: backend.ActionPatch, Title: "Write a.go", Risk: "low", SubjectHash: "h1",
+			Enforcement: "enforced"}, TicketKind: "approval"}); err != nil {
+			return err
+		}
+		return tx.Resolve(StoredDecision{RunID: "run_a1", Decision: backend.Decision{DecisionID: "dec_1",
+			ApprovalID: "apr_1", ToolCallID: "c7", Kind: backend.ApproveOnce, SubjectHash: "h1",
+			Reason: "only the import block", Hunks: []backend.HunkRef{{Path: "a.go", Index: 2}},
+			Actor: "me", Surface: backend.SurfaceCLI}}, "user")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := s.RunAudit(ctx, "run_a1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := s.Events(ctx, "run_a1", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got backend.AuditEntry
+	for _, e := range entries {
+		if e.Kind == "approval.resolved" {
+			got = e
+		}
+	}
+	hunks, _ := got.Data["hunks"].([]any)
+	h0, _ := hunks[0].(map[string]any)
+	if got.Data["reason"] != "only the import block" || len(hunks) != 1 || h0["path"] != "a.go" || h0["index"] != 2.0 {
+		t.Fatalf("decision entry %+v", got.Data)
+	}
+	seq, _ := got.Data["event"].(float64)
+	if seq < 1 || int(seq) > len(evs) || evs[int(seq)-1].Type != backend.EvApprovalResolved {
+		t.Fatalf("the entry's event %v is not the run's approval.resolved", got.Data["event"])
+	}
+	if r, err := s.CheckAudit(ctx, nil); err != nil || !r.OK {
+		t.Fatalf("the chain does not verify: %+v %v", r, err)
+	}
+}

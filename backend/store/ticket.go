@@ -40,12 +40,13 @@ func (t *Tx) CreateTicket(tk Ticket) error {
 		return fmt.Errorf("create ticket %s: %w", a.ID, err)
 	}
 	a.Status = "pending"
-	if _, err := t.Append(a.RunID, backend.EvApprovalRequested, a); err != nil {
+	ev, err := t.Append(a.RunID, backend.EvApprovalRequested, a)
+	if err != nil {
 		return err
 	}
 	_, err = t.Audit(backend.AuditEntry{Actor: "engine", Surface: backend.SurfaceEngine, Kind: "approval.requested",
 		RunID: a.RunID, ToolCallID: a.ToolCallID, SubjectHash: a.SubjectHash,
-		Data: map[string]any{"approvalId": a.ID, "kind": string(a.Kind)}})
+		Data: map[string]any{"approvalId": a.ID, "kind": string(a.Kind), "event": ev.Sequence}})
 	return err
 }
 
@@ -129,14 +130,31 @@ func (t *Tx) Resolve(d StoredDecision, resolver string) error {
 	if err != nil {
 		return fmt.Errorf("insert decision %s: %w", d.DecisionID, err)
 	}
-	if _, err := t.Append(d.RunID, backend.EvApprovalResolved, map[string]any{"approvalId": d.ApprovalID,
-		"toolCallId": d.ToolCallID, "decisionId": d.DecisionID, "decision": d.Kind, "resolver": resolver,
-		"subjectHash": d.SubjectHash, "reason": d.Reason}); err != nil {
+	resolved := map[string]any{"approvalId": d.ApprovalID, "toolCallId": d.ToolCallID, "decisionId": d.DecisionID,
+		"decision": d.Kind, "resolver": resolver, "subjectHash": d.SubjectHash, "reason": d.Reason}
+	if d.Hunks != nil {
+		resolved["hunks"] = d.Hunks
+	}
+	ev, err := t.Append(d.RunID, backend.EvApprovalResolved, resolved)
+	if err != nil {
 		return err
 	}
+	// The entry says why and what (issue 19): the reason, the hunks chosen
+	// of a patch (absent: the whole patch), and the event it records.
+	data := map[string]any{"approvalId": d.ApprovalID, "decisionId": d.DecisionID, "decision": string(d.Kind),
+		"event": ev.Sequence}
+	if d.Reason != "" {
+		data["reason"] = d.Reason
+	}
+	if d.Hunks != nil {
+		hunks := make([]any, len(d.Hunks))
+		for i, h := range d.Hunks {
+			hunks[i] = map[string]any{"path": h.Path, "index": h.Index}
+		}
+		data["hunks"] = hunks
+	}
 	_, err = t.Audit(backend.AuditEntry{Actor: d.Actor, Surface: d.Surface, Kind: "approval.resolved",
-		RunID: d.RunID, ToolCallID: d.ToolCallID, SubjectHash: d.SubjectHash,
-		Data: map[string]any{"approvalId": d.ApprovalID, "decisionId": d.DecisionID, "decision": string(d.Kind)}})
+		RunID: d.RunID, ToolCallID: d.ToolCallID, SubjectHash: d.SubjectHash, Data: data})
 	return err
 }
 
