@@ -35,6 +35,7 @@ var categories = []category{
 	{"confine", "Approved commands reaching past the workspace (OS confinement)", playConfine},
 	{"proc", "Processes outliving AgentHub", playProcs},
 	{"cli", "Real agent CLIs against scripted model servers", playRealCLIs},
+	{"agent", "Codex, MCP servers and ACP agents reaching past their confinement or key", playAgentProcs},
 }
 
 // outcome is one case's verdict: escaped means the invariant broke.
