@@ -31,6 +31,12 @@ const (
 	CodeUnauthorized            FailureCode = "unauthorized"
 	CodeConflict                FailureCode = "conflict"
 	CodeNotReady                FailureCode = "not_ready"
+	// CodeEngineUnavailable: the data directory's engine could not be
+	// started or reached (issue 16).
+	CodeEngineUnavailable FailureCode = "engine_unavailable"
+	// CodeRunAlreadyResumed: a run can be resumed once; the message names
+	// the run that continues it.
+	CodeRunAlreadyResumed FailureCode = "run_already_resumed"
 )
 
 // Storage error codes: the database or its directory cannot do what was asked.
@@ -68,6 +74,8 @@ var Recovery = map[FailureCode]string{
 	CodeUnauthorized:            "Open the URL printed by `agenthub serve`, which carries the token.",
 	CodeConflict:                "Reload and try again.",
 	CodeNotReady:                "Wait a moment for AgentHub to finish starting; if it persists, restart it.",
+	CodeEngineUnavailable:       "Check the engine with agenthub engine status and its log engine.log in the data directory; start it with agenthub engine start.",
+	CodeRunAlreadyResumed:       "Follow the run that continues it (agenthub runs show RUN names it), or start a new run.",
 	CodeStorageFull:             "Free disk space where the data directory is, then try again.",
 	CodeStorageReadOnly:         "Make the data directory and its files writable, or pass --home DIR.",
 	CodeStoreCorrupt:            "Run `agenthub doctor`; restore the database from its newest backup in the data directory.",

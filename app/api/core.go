@@ -26,6 +26,10 @@ type Config struct {
 	LocalServers []local.Probe
 	// Sink, when set, sees every committed event (the window's bridge).
 	Sink backend.Sink
+	// Role says whether this process must own the data directory's runs
+	// (the engine), must never touch them (a read-only command), or owns
+	// them when nobody else does (the default, see owner.go).
+	Role Role
 }
 
 // Core owns the opened services. Facades are thin views over it.
@@ -52,6 +56,10 @@ type Core struct {
 	Notify func(heading, body string) error
 
 	openReq opener // what the window was asked to show (open.go)
+
+	// view is set on a core made by [Core.View]: it shares the opened
+	// services and its Close releases nothing.
+	view bool
 }
 
 // DBFile is the SQLite database's name inside the data directory.
@@ -105,7 +113,7 @@ func (c *Core) SetSink(s backend.Sink) { c.cfg.Sink = s }
 // Close detaches live runs (the next start recovers them) and releases the
 // store.
 func (c *Core) Close() error {
-	if c.store == nil {
+	if c.view || c.store == nil {
 		return nil
 	}
 	if c.engine != nil {

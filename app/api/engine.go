@@ -73,7 +73,14 @@ func (c *Core) openEngine(ctx context.Context, st *store.Store) error {
 // its next event would collide with ours. Then this process only reads, and
 // the calls that would change a run say where to make them.
 func (c *Core) recoverIfWriter(ctx context.Context) error {
-	lock, err := TryLock(c.cfg.Home, "engine.lock")
+	if c.cfg.Role == RoleReader {
+		c.busy = errNoOwner(c.cfg.Home)
+		return nil
+	}
+	lock, err := TryLock(c.cfg.Home, EngineLock)
+	if err != nil && c.cfg.Role == RoleOwner {
+		return errOwnerExists(c.cfg.Home, err)
+	}
 	if err != nil {
 		c.log.Info("another AgentHub process runs this data directory's runs; this one only reads", "err", err)
 		c.busy = &backend.Error{Code: backend.CodeConflict, Err: err,

@@ -37,6 +37,18 @@ type Env struct {
 	Context context.Context
 	// Window runs the desktop window over an unopened core.
 	Window func(core *api.Core, assets fs.FS) error
+
+	// forward is set when the command runs in a real process (Main got no
+	// injected Getenv): a command that needs the engine is forwarded to it
+	// (forward.go). Tests that inject Getenv run every command in-process.
+	forward bool
+	// core is the engine's core when the command was forwarded and runs
+	// inside the engine (exec.go); openCore returns a view of it.
+	core *api.Core
+	// role is how openCore opens the data directory in-process.
+	role api.Role
+	// intr routes Ctrl-C: to a follower, which detaches, else it cancels.
+	intr *interrupts
 }
 
 // Exit codes shared by every command.
@@ -77,6 +89,7 @@ func commands() map[string]command {
 		"policy":    {"check a workspace policy's examples, or explain a decision", runPolicy},
 		"audit":     {"verify the audit hash chain, or export it as JSONL", runAudit},
 		"worktree":  {"list, merge, keep, discard or push the worktrees of worktree runs", runWorktree},
+		"engine":    {"run the data directory's engine: engine [start|stop|status]", runEngine},
 	}
 }
 
@@ -84,6 +97,7 @@ func commands() map[string]command {
 func Main(e Env) int {
 	if e.Getenv == nil {
 		e.Getenv = os.Getenv
+		e.forward = true
 	}
 	slog.SetDefault(slog.New(slog.NewTextHandler(e.Stderr, &slog.HandlerOptions{Level: logLevel(e.Getenv)})))
 	name, args := "window", e.Args
@@ -100,12 +114,35 @@ func Main(e Env) int {
 		printUsage(e.Stderr)
 		return ExitUsage
 	}
+	if e.forward && !localCommands[name] {
+		if code, done := forward(&e, name, args); done {
+			return code
+		}
+	}
 	parent := e.Context
 	if parent == nil {
 		parent = context.Background()
 	}
-	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+	e.intr = newInterrupts(cancel)
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case s := <-sigs:
+				if s == syscall.SIGTERM {
+					cancel()
+				} else {
+					e.intr.fire()
+				}
+			}
+		}
+	}()
 	return exitCode(e, cmd.run(ctx, &e, args))
 }
 
@@ -178,11 +215,20 @@ func parse(fl *flag.FlagSet, args []string) error {
 	return nil
 }
 
-// openCore resolves the data directory and opens the store.
+// openCore resolves the data directory and opens the store; a command
+// forwarded to the engine gets a view of the engine's core instead, whose
+// Close releases nothing.
 func openCore(ctx context.Context, e *Env, homeFlag string, surface backend.Surface) (*api.Core, error) {
 	home, err := api.ResolveHome(homeFlag, e.Getenv)
 	if err != nil {
 		return nil, err
+	}
+	if e.core != nil {
+		if served := e.core.Config().Home; served != home {
+			return nil, backend.Errorf(backend.CodeInvalidInput, "this engine serves the data directory %s, not %s",
+				api.DisplayPath(served), api.DisplayPath(home))
+		}
+		return e.core.View(surface), nil
 	}
 	maxRuns, err := api.MaxRunsFromEnv(e.Getenv)
 	if err != nil {
@@ -193,5 +239,5 @@ func openCore(ctx context.Context, e *Env, homeFlag string, surface backend.Surf
 		return nil, err
 	}
 	return api.Open(ctx, api.Config{Home: home, Version: e.Version, Surface: surface, MaxRuns: maxRuns,
-		LocalServers: servers})
+		LocalServers: servers, Role: e.role})
 }

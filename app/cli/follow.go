@@ -3,8 +3,10 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"agenthub/app/api"
 	"agenthub/backend"
@@ -29,10 +31,18 @@ type follower struct {
 	prompt  *prompter
 	decided map[string]bool
 	inText  bool // an assistant message is being streamed
+	// intr and grace: the first Ctrl-C detaches (the run goes on), a
+	// second within grace cancels the run.
+	intr   *interrupts
+	grace  time.Duration
+	errOut io.Writer
 }
 
 // follow streams runID's events after the cursor until the run ends (exit
-// code by state) or, in leave mode, waits for approval (exit 3).
+// code by state) or, in leave mode, waits for approval (exit 3). The first
+// Ctrl-C detaches: the run goes on in the engine, the command says how to
+// follow it again and exits 130 unless a second Ctrl-C comes within the
+// grace period, which cancels the run (exit 4 once it has ended).
 func (f *follower) follow(ctx context.Context, runID string, after int64) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -40,25 +50,69 @@ func (f *follower) follow(ctx context.Context, runID string, after int64) error 
 	if err != nil {
 		return err
 	}
-	for ev := range events {
-		batch := []backend.Event{ev}
-		if ev.Type == backend.EvSystemGap {
-			// This follower fell behind; the dropped events are committed,
-			// so read them back in order.
-			if batch, err = f.refill(runID, ev); err != nil {
+	presses := make(chan struct{}, 2)
+	// A Ctrl-C at an approval prompt ends the prompt too.
+	promptCtx, endPrompt := context.WithCancel(ctx)
+	defer endPrompt()
+	defer f.intr.handle(func() {
+		endPrompt()
+		select {
+		case presses <- struct{}{}:
+		default:
+		}
+	})()
+	var grace <-chan time.Time
+	detached := false
+	for {
+		select {
+		case ev, open := <-events:
+			if !open {
+				if ctx.Err() != nil {
+					return fmt.Errorf("follow run %s: %w", runID, ctx.Err())
+				}
+				return fmt.Errorf("follow run %s: the event stream ended early", runID)
+			}
+			batch := []backend.Event{ev}
+			if ev.Type == backend.EvSystemGap {
+				// This follower fell behind; the dropped events are
+				// committed, so read them back in order.
+				if batch, err = f.refill(runID, ev); err != nil {
+					return err
+				}
+			}
+			for _, ev := range batch {
+				done, err := f.handle(promptCtx, runID, ev)
+				if errors.Is(err, context.Canceled) && promptCtx.Err() != nil && ctx.Err() == nil {
+					break // Ctrl-C at the prompt: the press is queued
+				}
+				if done || err != nil {
+					return err
+				}
+			}
+		case <-presses:
+			if !detached {
+				detached = true
+				fmt.Fprintf(f.errWriter(), "\nDetached from run %s: it goes on in the engine. Follow it again with: agenthub runs follow %s\n"+
+					"Press Ctrl-C again within %s to cancel the run instead.\n", runID, runID, f.grace)
+				grace = time.After(f.grace)
+				continue
+			}
+			grace = nil
+			fmt.Fprintf(f.errWriter(), "Cancelling run %s…\n", runID)
+			if _, err := api.NewRunsAPI(f.core).Cancel(runID); err != nil {
 				return err
 			}
-		}
-		for _, ev := range batch {
-			if done, err := f.handle(ctx, runID, ev); done || err != nil {
-				return err
-			}
+		case <-grace:
+			return codedExit{ExitInterrupted}
 		}
 	}
-	if ctx.Err() != nil {
-		return fmt.Errorf("follow run %s: %w", runID, ctx.Err())
+}
+
+func (f *follower) errWriter() io.Writer {
+	if f.errOut != nil {
+		return f.errOut
 	}
-	return fmt.Errorf("follow run %s: the event stream ended early", runID)
+	return f.out
 }
 
 // handle prints one event and reacts to it; done means the command ends

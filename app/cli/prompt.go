@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 
 	"agenthub/backend"
 )
@@ -18,6 +19,38 @@ type prompter struct {
 	in  *bufio.Reader
 	out io.Writer
 	err io.Writer
+
+	// lines is fed by one reader goroutine, started at the first prompt, so
+	// that Ctrl-C (the end of ask's ctx) ends a prompt blocked on input.
+	once  sync.Once
+	lines chan promptLine
+}
+
+type promptLine struct {
+	text string
+	err  error
+}
+
+// readLine waits for the next line of input or the end of ctx.
+func (p *prompter) readLine(ctx context.Context) (string, error) {
+	p.once.Do(func() {
+		p.lines = make(chan promptLine)
+		go func() {
+			for {
+				line, err := p.in.ReadString('\n')
+				p.lines <- promptLine{line, err}
+				if err != nil {
+					return
+				}
+			}
+		}()
+	})
+	select {
+	case <-ctx.Done():
+		return "", ctx.Err()
+	case l := <-p.lines:
+		return l.text, l.err
+	}
 }
 
 // ask shows one approval and reads the decision; an empty kind means
@@ -30,7 +63,11 @@ func (p *prompter) ask(ctx context.Context, a backend.ApprovalRequest) (backend.
 			return "", "", err
 		}
 		fmt.Fprint(p.out, "[a]pprove once, [r]eject and tell the agent, [s]top the run, [l]eave pending: ")
-		line, err := p.in.ReadString('\n')
+		line, err := p.readLine(ctx)
+		if ctx.Err() != nil {
+			fmt.Fprintln(p.out)
+			return "", "", ctx.Err()
+		}
 		if err != nil && line == "" {
 			fmt.Fprintln(p.out)
 			return "", "", nil // end of input: nothing was decided
@@ -40,7 +77,7 @@ func (p *prompter) ask(ctx context.Context, a backend.ApprovalRequest) (backend.
 			return backend.ApproveOnce, "", nil
 		case "r", "reject":
 			fmt.Fprint(p.out, "Reason for the agent (optional): ")
-			reason, _ := p.in.ReadString('\n')
+			reason, _ := p.readLine(ctx)
 			return backend.RejectAndTell, strings.TrimSpace(reason), nil
 		case "s", "stop":
 			return backend.RejectAndStop, "stopped from the terminal", nil
@@ -71,8 +108,12 @@ func preview(raw json.RawMessage) string {
 	return b.String()
 }
 
-// isTerminal reports whether r is an interactive terminal.
-func isTerminal(r io.Reader) bool {
+// isTerminal reports whether r is an interactive terminal; a forwarded
+// command's input says whether the client's is (app/engined).
+func isTerminal(r any) bool {
+	if t, ok := r.(interface{ Terminal() bool }); ok {
+		return t.Terminal()
+	}
 	f, ok := r.(*os.File)
 	if !ok {
 		return false

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"agenthub/app/api"
 	"agenthub/backend"
@@ -74,8 +75,13 @@ func newFollower(e *Env, core *api.Core, asJSON bool, mode approvalMode) *follow
 	if in == nil {
 		in = strings.NewReader("")
 	}
+	grace := 3 * time.Second
+	if v, err := time.ParseDuration(e.Getenv("AGENTHUB_DETACH_GRACE")); err == nil && v > 0 {
+		grace = v
+	}
 	return &follower{core: core, out: e.Stdout, json: asJSON, mode: mode, decided: map[string]bool{},
-		prompt: &prompter{in: bufio.NewReader(in), out: e.Stderr, err: e.Stderr}}
+		prompt: &prompter{in: bufio.NewReader(in), out: e.Stderr, err: e.Stderr},
+		intr:   e.intr, grace: grace, errOut: e.Stderr}
 }
 
 // chooseMode applies the rule: prompt on a TTY; without one and without

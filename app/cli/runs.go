@@ -13,7 +13,7 @@ import (
 
 func runRuns(ctx context.Context, e *Env, args []string) error {
 	if len(args) == 0 {
-		return usagef("runs needs a subcommand: list, show RUN, events RUN, cancel RUN or resume RUN")
+		return usagef("runs needs a subcommand: list, show RUN, events RUN, follow RUN, cancel RUN or resume RUN")
 	}
 	if handled, err := runBundle(ctx, e, args); handled { // bundle.go: export, verify
 		return err
@@ -22,14 +22,14 @@ func runRuns(ctx context.Context, e *Env, args []string) error {
 	fl, home := flags(e, "runs "+sub)
 	asJSON := fl.Bool("json", false, "print JSON (events: one envelope per line)")
 	since := fl.Int64("since", 0, "events: only those with a sequence above SEQ")
-	onApproval := fl.String("on-approval", "", "resume: prompt | approve | reject, as for run")
+	onApproval := fl.String("on-approval", "", "resume, follow: prompt | approve | reject, as for run (follow: default leave pending)")
 	words, err := positional(fl, args)
 	if err != nil {
 		return err
 	}
-	want := map[string]int{"list": 0, "show": 1, "events": 1, "cancel": 1, "resume": 1}
+	want := map[string]int{"list": 0, "show": 1, "events": 1, "follow": 1, "cancel": 1, "resume": 1}
 	if n, ok := want[sub]; !ok {
-		return usagef("unknown runs subcommand %q: use list, show, events, cancel or resume", sub)
+		return usagef("unknown runs subcommand %q: use list, show, events, follow, cancel or resume", sub)
 	} else if len(words) != n {
 		return usagef("runs %s takes %d argument(s)", sub, n)
 	}
@@ -51,6 +51,17 @@ func runRuns(ctx context.Context, e *Env, args []string) error {
 		return printConflicts(e, runs, r.ID)
 	case "events":
 		return printEvents(e, runs, words[0], *since, *asJSON)
+	case "follow":
+		mode := modeLeave
+		if *onApproval != "" {
+			if mode, err = chooseMode(*onApproval, e.Stdin); err != nil {
+				return err
+			}
+		}
+		if !core.IsOwner() {
+			return followStored(e, runs, words[0], *since, *asJSON)
+		}
+		return newFollower(e, core, *asJSON, mode).follow(ctx, words[0], *since)
 	case "cancel":
 		r, err := runs.Cancel(words[0])
 		if err != nil {
@@ -58,8 +69,8 @@ func runRuns(ctx context.Context, e *Env, args []string) error {
 		}
 		return printOne(e, *asJSON, r, fmt.Sprintf("Run %s is %s.", r.ID, r.State))
 	case "resume":
-		// Like run, resume follows the new run to its end: its engine
-		// lives in this process.
+		// Like run, resume follows the new run to its end, or until
+		// Ctrl-C detaches from it.
 		mode, err := chooseMode(*onApproval, e.Stdin)
 		if err != nil {
 			return err
@@ -149,4 +160,39 @@ func clip(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// followStored prints what is stored of a run when no engine runs (a
+// read-only command never starts one): the events so far, then the exit
+// code of its end, or 3 with the way to let it go on.
+func followStored(e *Env, runs *api.RunsAPI, id string, since int64, asJSON bool) error {
+	f := &follower{out: e.Stdout, json: asJSON}
+	for {
+		page, err := runs.Events(id, since, 0)
+		if err != nil {
+			return err
+		}
+		for _, ev := range page {
+			f.print(ev)
+			since = ev.Sequence
+		}
+		if len(page) == 0 {
+			break
+		}
+	}
+	r, err := runs.Get(id)
+	if err != nil {
+		return err
+	}
+	switch r.State {
+	case backend.RunCompleted:
+		return nil
+	case backend.RunFailed:
+		return codedExit{ExitFailed}
+	case backend.RunCancelled:
+		return codedExit{ExitCanceled}
+	}
+	fmt.Fprintf(e.Stderr, "\nRun %s is %s, and no engine is running it now. Start the engine to let it go on: agenthub engine start\n",
+		id, r.State)
+	return codedExit{ExitWaiting}
 }

@@ -24,6 +24,9 @@ func runServe(ctx context.Context, e *Env, args []string) error {
 // serve runs browser mode until interrupted; the window falls back to it on a
 // machine without a display.
 func serve(ctx context.Context, e *Env, home, addr string) error {
+	if e.forward {
+		return serveProxy(ctx, e, home, addr)
+	}
 	ln, err := httpapi.Listen(addr)
 	if err != nil {
 		return err

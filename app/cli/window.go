@@ -3,6 +3,9 @@ package cli
 import (
 	"context"
 	"fmt"
+	"log/slog"
+
+	"agenthub/app/engined"
 
 	"agenthub/app/api"
 	"agenthub/backend"
@@ -41,5 +44,31 @@ func runWindow(ctx context.Context, e *Env, args []string) error {
 	if *approvalID != "" {
 		core.RequestOpen(api.OpenRequest{ApprovalID: *approvalID})
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go windowSocket(ctx, e, core)
 	return e.Window(core, e.Assets)
+}
+
+// windowSocket makes a window that owns the data directory's runs (no
+// engine ran when it opened) serve the engine socket itself, so that CLI
+// commands, `serve` and browser tabs beside it are its clients instead of
+// failing with conflict. It stops when the window closes.
+func windowSocket(ctx context.Context, e *Env, core *api.Core) {
+	select {
+	case <-ctx.Done():
+		return
+	case <-core.Opened():
+	}
+	if !core.IsOwner() {
+		return
+	}
+	ln, err := engined.Listen(core.Config().Home)
+	if err != nil {
+		slog.Warn("the window cannot serve the engine socket; CLI commands beside it will fail", "err", err)
+		return
+	}
+	if err := serveSocket(ctx, e, core, ln, "window", nil); err != nil {
+		slog.Warn("the window's engine socket stopped", "err", err)
+	}
 }

@@ -44,7 +44,10 @@ func New(core *api.Core, assets fs.FS, events EventSource, token string) *Server
 func (s *Server) Token() string { return s.token }
 
 // Handler returns the guarded handler with every route.
-func (s *Server) Handler() http.Handler {
+func (s *Server) Handler() http.Handler { return s.guard(s.routes()) }
+
+// routes is every route, unguarded.
+func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/info", func(w http.ResponseWriter, r *http.Request) {
 		v, err := s.system.Info()
@@ -65,7 +68,7 @@ func (s *Server) Handler() http.Handler {
 		writeError(w, backend.Errorf(backend.CodeNotFound, "no API route %s %s", r.Method, r.URL.Path), http.StatusNotFound)
 	})
 	mux.Handle("/", s.static())
-	return s.guard(mux)
+	return mux
 }
 
 // Listen binds addr, which must be a loopback address; a port in use gets

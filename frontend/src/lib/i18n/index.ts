@@ -23,6 +23,8 @@ const NEXT: Record<string, Msg> = {
   context_overflow: m.next_context_overflow,
   internal_error: m.next_internal_error,
   not_found: m.next_not_found,
+  engine_unavailable: m.next_engine_unavailable,
+  run_already_resumed: m.next_run_already_resumed,
   invalid_input: m.next_invalid_input,
   active_run_exists: m.next_active_run_exists,
   approval_already_resolved: m.next_approval_already_resolved,

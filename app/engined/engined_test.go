@@ -1,0 +1,396 @@
+package engined_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"agenthub/app/cli"
+	"agenthub/app/engineclient"
+)
+
+// The test binary doubles as the agenthub program: with this variable set
+// it runs cli.Main, so every test below drives real processes (clients,
+// the engine they start in the background) exactly as a user's shell does.
+const asCLI = "AGENTHUB_TEST_AS_CLI"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(asCLI) == "1" {
+		os.Exit(cli.Main(cli.Env{Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+			Assets: fstest.MapFS{"index.html": {Data: []byte("<!doctype html>")}}, Version: "test"}))
+	}
+	os.Exit(m.Run())
+}
+
+// wait is how long a condition may take on a loaded machine.
+const wait = 60 * time.Second
+
+// box is one data directory and the environment of commands run on it.
+type box struct {
+	t    *testing.T
+	home string
+	env  []string
+}
+
+func newBox(t *testing.T, extra ...string) *box {
+	t.Helper()
+	// Unix socket paths are short: a data directory under /tmp.
+	home, err := os.MkdirTemp("", "ah-engine-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &box{t: t, home: home}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "AGENTHUB_") {
+			b.env = append(b.env, kv)
+		}
+	}
+	b.env = append(b.env, asCLI+"=1", "AGENTHUB_HOME="+home)
+	b.env = append(b.env, extra...)
+	t.Cleanup(func() {
+		b.stopEngine()
+		os.RemoveAll(home)
+	})
+	return b
+}
+
+// stopEngine stops the engine if one runs, and kills it if it does not
+// stop, so no test leaves a process behind.
+func (b *box) stopEngine() {
+	c, err := engineclient.Dial(b.home)
+	if err != nil {
+		return
+	}
+	st, _ := c.Status(context.Background())
+	if code, _, errOut := b.cmd(nil, "engine", "stop"); code != 0 {
+		b.t.Logf("engine stop: %d %s", code, errOut)
+		if st.Pid > 0 {
+			_ = syscall.Kill(st.Pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// cmd runs agenthub with args and returns its exit code and output.
+func (b *box) cmd(stdin []byte, args ...string) (int, string, string) {
+	b.t.Helper()
+	c := b.command(args...)
+	if stdin != nil {
+		c.Stdin = bytes.NewReader(stdin)
+	}
+	var out, errOut bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errOut
+	err := c.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		b.t.Fatalf("agenthub %v: %v", args, err)
+	}
+	return code, out.String(), errOut.String()
+}
+
+func (b *box) command(args ...string) *exec.Cmd {
+	c := exec.Command(os.Args[0], args...)
+	c.Env = b.env
+	c.Dir = b.home
+	return c
+}
+
+func (b *box) must(args ...string) string {
+	b.t.Helper()
+	code, out, errOut := b.cmd(nil, args...)
+	if code != 0 {
+		b.t.Fatalf("agenthub %v: exit %d\n%s%s", args, code, out, errOut)
+	}
+	return out
+}
+
+func (b *box) status() (engineclient.Status, bool) {
+	c, err := engineclient.Dial(b.home)
+	if err != nil {
+		return engineclient.Status{}, false
+	}
+	st, err := c.Status(context.Background())
+	return st, err == nil
+}
+
+// gitWorkspace makes a real git repository with a README.
+func gitWorkspace(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("# Widget\n\nA small project.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qm", "init"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return dir
+}
+
+var approveLine = regexp.MustCompile(`agenthub approve (\S+)`)
+
+func pendingID(t *testing.T, out string) string {
+	t.Helper()
+	m := approveLine.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no 'agenthub approve ID' line in:\n%s", out)
+	}
+	return m[1]
+}
+
+type runView struct {
+	ID      string `json:"id"`
+	State   string `json:"state"`
+	Pending int    `json:"pendingApprovals"`
+}
+
+func (b *box) runs() []runView {
+	b.t.Helper()
+	var list []runView
+	if err := json.Unmarshal([]byte(b.must("runs", "list", "--json")), &list); err != nil {
+		b.t.Fatal(err)
+	}
+	return list
+}
+
+// TestEngineStartsOnDemandAndOwnsRuns: the first command that changes
+// something starts the engine in the background; later commands are its
+// clients (same pid); the socket is the user's alone; a demo run left
+// waiting (exit 3) is approved by a later command and completes.
+func TestEngineStartsOnDemandAndOwnsRuns(t *testing.T) {
+	b := newBox(t)
+	ws := gitWorkspace(t)
+	if _, up := b.status(); up {
+		t.Fatal("an engine runs before any command")
+	}
+	b.must("workspace", "add", ws)
+	st, up := b.status()
+	if !up || st.Surface != "engine" || st.Pid == os.Getpid() {
+		t.Fatalf("workspace add did not start a background engine: %+v %v", st, up)
+	}
+	fi, err := os.Stat(engineclient.SocketPath(b.home))
+	if err != nil || fi.Mode().Perm() != 0o600 || fi.Mode()&os.ModeSocket == 0 {
+		t.Fatalf("socket: %v %v, want a socket of mode 0600", fi.Mode(), err)
+	}
+	code, out, errOut := b.cmd(nil, "run", "--workspace", ws, "show me around")
+	if code != cli.ExitWaiting {
+		t.Fatalf("run: exit %d, want 3\n%s%s", code, out, errOut)
+	}
+	id := pendingID(t, out+errOut)
+	// The run waits in the engine, not in the command that ended.
+	if list := b.runs(); len(list) != 1 || list[0].State != "NeedsApproval" || list[0].Pending != 1 {
+		t.Fatalf("runs after exit 3: %+v", list)
+	}
+	code, out, errOut = b.cmd(nil, "approve", id, "--on-approval", "approve")
+	if code != 0 {
+		t.Fatalf("approve later: exit %d\n%s%s", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "AGENTHUB_TOUR.md")); err != nil {
+		t.Fatalf("the approved patch was not written: %v", err)
+	}
+	if st2, _ := b.status(); st2.Pid != st.Pid {
+		t.Fatalf("the engine changed from pid %d to %d", st.Pid, st2.Pid)
+	}
+	// Relative paths are the user's: `workspace add .` from the workspace.
+	ws2 := gitWorkspace(t)
+	c := b.command("workspace", "add", ".")
+	c.Dir = ws2
+	if out, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("workspace add . from %s: %v\n%s", ws2, err, out)
+	}
+	if !strings.Contains(b.must("workspace", "list"), filepath.Base(ws2)) {
+		t.Fatal("workspace add . did not add the current directory")
+	}
+}
+
+// TestReadOnlyCommandsStartNothing: with no engine, listing and showing
+// read the database in the command's own process and start no engine.
+func TestReadOnlyCommandsStartNothing(t *testing.T) {
+	b := newBox(t)
+	for _, args := range [][]string{{"runs", "list"}, {"approvals", "list"}, {"workspace", "list"}, {"profiles"}} {
+		if code, out, errOut := b.cmd(nil, args...); code != 0 {
+			t.Fatalf("%v: exit %d %s%s", args, code, out, errOut)
+		}
+		if _, up := b.status(); up {
+			t.Fatalf("%v started an engine", args)
+		}
+	}
+	if code, out, _ := b.cmd(nil, "engine", "status"); code != 1 || !strings.Contains(out, "No engine is running") {
+		t.Fatalf("engine status without one: %d %q", code, out)
+	}
+}
+
+// TestEngineStartStopStatus: start is idempotent, stop releases the data
+// directory (a foreground engine can take it next), status says who runs.
+func TestEngineStartStopStatus(t *testing.T) {
+	b := newBox(t)
+	out := b.must("engine", "start")
+	st, up := b.status()
+	if !up || !strings.Contains(out, fmt.Sprintf("pid %d", st.Pid)) {
+		t.Fatalf("engine start: %q (%+v)", out, st)
+	}
+	if out := b.must("engine", "start"); !strings.Contains(out, "already runs") {
+		t.Fatalf("second start: %q", out)
+	}
+	if out := b.must("engine", "status", "--json"); !strings.Contains(out, `"running":true`) {
+		t.Fatalf("status --json: %q", out)
+	}
+	b.must("engine", "stop")
+	if _, up := b.status(); up {
+		t.Fatal("the engine still answers after stop")
+	}
+	// A foreground engine refuses while another owns the data directory.
+	b.must("engine", "start")
+	code, _, errOut := b.cmd(nil, "engine")
+	if code != 1 || !strings.Contains(errOut, "conflict") {
+		t.Fatalf("second owner: exit %d %q", code, errOut)
+	}
+}
+
+// syncBuf is a buffer a child writes while the test reads.
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(wait); !cond(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// startPrompting starts `run --on-approval prompt` whose stdin stays open
+// and silent, so the command waits at the approval prompt: a real child
+// process the test then sends SIGINT to.
+func startPrompting(t *testing.T, b *box, ws string) (*exec.Cmd, *syncBuf, chan int) {
+	t.Helper()
+	c := b.command("run", "--workspace", ws, "--on-approval", "prompt", "show me around")
+	stdin, err := c.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stdin.Close() })
+	out := &syncBuf{}
+	c.Stdout, c.Stderr = out, out
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan int, 1)
+	go func() {
+		err := c.Wait()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		done <- code
+	}()
+	waitFor(t, "the approval prompt", func() bool {
+		return strings.Contains(out.String(), "approval") && strings.Contains(out.String(), "AGENTHUB_TOUR.md")
+	})
+	return c, out, done
+}
+
+// TestCtrlCDetachesAndTheRunGoesOn: one SIGINT to `agenthub run` ends the
+// command (exit 130) with the way to follow the run again; the run still
+// waits in the engine and a later approve completes it.
+func TestCtrlCDetachesAndTheRunGoesOn(t *testing.T) {
+	b := newBox(t, "AGENTHUB_DETACH_GRACE=200ms")
+	ws := gitWorkspace(t)
+	b.must("workspace", "add", ws)
+	c, out, done := startPrompting(t, b, ws)
+	if err := c.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	var code int
+	select {
+	case code = <-done:
+	case <-time.After(wait):
+		t.Fatalf("run did not end after Ctrl-C: %s", out)
+	}
+	if code != cli.ExitInterrupted || !strings.Contains(out.String(), "agenthub runs follow ") {
+		t.Fatalf("Ctrl-C: exit %d, want 130 and the follow hint:\n%s", code, out)
+	}
+	list := b.runs()
+	if len(list) != 1 || list[0].State != "NeedsApproval" {
+		t.Fatalf("after detach the run should still wait: %+v", list)
+	}
+	id := firstApproval(t, b)
+	if code, o, e := b.cmd(nil, "approve", id, "--on-approval", "approve"); code != 0 {
+		t.Fatalf("approve %q after detach: %d\n%s%s", id, code, o, e)
+	}
+}
+
+func firstApproval(t *testing.T, b *box) string {
+	t.Helper()
+	var list []struct {
+		ID string `json:"approvalId"`
+	}
+	if err := json.Unmarshal([]byte(b.must("approvals", "list", "--json")), &list); err != nil || len(list) == 0 || list[0].ID == "" {
+		t.Fatalf("approvals list --json: %v %v", list, err)
+	}
+	return list[0].ID
+}
+
+// TestSecondCtrlCCancels: a second SIGINT within the grace period cancels
+// the run: exit 4 and the run is cancelled.
+func TestSecondCtrlCCancels(t *testing.T) {
+	b := newBox(t, "AGENTHUB_DETACH_GRACE=5m")
+	ws := gitWorkspace(t)
+	b.must("workspace", "add", ws)
+	c, out, done := startPrompting(t, b, ws)
+	if err := c.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the detach notice", func() bool {
+		select {
+		case code := <-done:
+			t.Fatalf("run ended with %d after one Ctrl-C:\n%s", code, out)
+		default:
+		}
+		return strings.Contains(out.String(), "Press Ctrl-C again")
+	})
+	if err := c.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case code := <-done:
+		if code != cli.ExitCanceled {
+			t.Fatalf("second Ctrl-C: exit %d, want 4:\n%s", code, out)
+		}
+	case <-time.After(wait):
+		t.Fatalf("run did not end after the second Ctrl-C: %s", out)
+	}
+	if list := b.runs(); len(list) != 1 || list[0].State != "Cancelled" {
+		t.Fatalf("after two Ctrl-C the run should be cancelled: %+v", list)
+	}
+}
