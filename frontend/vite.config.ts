@@ -59,5 +59,8 @@ export default defineConfig({
     include: ['src/**/*.test.ts'],
     setupFiles: ['./src/test-setup.ts'],
     restoreMocks: true,
+    // Above the 30 s async-wait default of src/test-setup.ts: a test waits for
+    // its condition on a loaded machine instead of timing out at vitest's 5 s.
+    testTimeout: 60_000,
   },
 });

@@ -72,7 +72,7 @@ const host = (): DisplayHost & { theme: string } => {
 
 // The settings and audit pages are chunks of their own: the first import
 // compiles them in vitest, which can take seconds on a busy machine.
-const LAZY = { timeout: 10_000 };
+const LAZY = { timeout: 30_000 };
 
 function setup(hash: string, o: MemoryApiOptions = {}) {
   history.replaceState(null, '', `/${hash}`);

@@ -58,7 +58,7 @@ describe('the review UI', () => {
     const { api } = setup('#/run/run_1');
     // The dialog is its own chunk: wait for it, not for its loading stand-in
     // (the first import compiles it in vitest, which can take seconds).
-    await screen.findByTestId('approval-dialog', {}, { timeout: 10_000 });
+    await screen.findByTestId('approval-dialog', {}, { timeout: 30_000 });
     const dialog = screen.getByRole('dialog');
     expect(dialog).toHaveAccessibleName('Run: git status --short');
     expect(document.title).toBe('(1) AgentHub');
@@ -158,7 +158,7 @@ describe('the review UI', () => {
     expect(items[0]).toHaveFocus();
     await fireEvent.keyDown(items[0]!, { key: 'End' });
     await fireEvent.click(document.activeElement!);
-    await screen.findByTestId('approval-dialog', {}, { timeout: 10_000 });
+    await screen.findByTestId('approval-dialog', {}, { timeout: 30_000 });
     expect(screen.getByRole('dialog')).toHaveAttribute('data-kind', 'patch');
   });
 });

@@ -70,7 +70,7 @@ describe('Timeline (virtualised)', () => {
     await fireEvent.click(toggle);
     expect(toggle).toHaveAttribute('aria-expanded', 'true');
     // The diff viewer is its own chunk, loaded (compiled, in vitest) on the first click.
-    const view = await within(patch).findByTestId('diff-view', {}, { timeout: 10_000 });
+    const view = await within(patch).findByTestId('diff-view', {}, { timeout: 30_000 });
     // Only the approved second hunk: "+eleven".
     expect([...view.querySelectorAll('tr')].map((r) => r.dataset.op)).toEqual(['context', 'add', 'context']);
     expect(within(view).getAllByTestId('diff-hunk')).toHaveLength(1);
