@@ -11,14 +11,19 @@ import type {
   DecisionOutcome,
   Info,
   LocalServer,
+  MergePlan,
+  MergeRequest,
+  MergeResult,
   OpenRequest,
   PolicyView,
   ProfileInfo,
   RunEvent,
   RunSummary,
   Settings,
+  PushPlan,
   StartRunRequest,
   Workspace,
+  WorktreeView,
 } from './types';
 import type { ApiError } from './error';
 
@@ -83,6 +88,19 @@ export interface AuditAPI {
   export(): Promise<AuditExport>;
 }
 
+/** The worktrees of worktree runs: merge back, keep, discard, push (docs/TOOLS.md#worktree-runs). */
+export interface WorktreesAPI {
+  /** The run's worktree; rejects with not_found for a run in the checkout. */
+  get(runId: string): Promise<WorktreeView>;
+  mergePlan(runId: string): Promise<MergePlan>;
+  merge(runId: string, req: MergeRequest): Promise<MergeResult>;
+  keep(runId: string): Promise<WorktreeView>;
+  /** confirm: the token of the unsaved work listed ("" when there is none). */
+  discard(runId: string, confirm: string): Promise<WorktreeView>;
+  planPush(runId: string, remote: string): Promise<PushPlan>;
+  push(runId: string, plan: PushPlan): Promise<PushPlan>;
+}
+
 export interface StreamHandlers {
   /** A batch of events in arrival order (raw: see sequencer.ts for ordering). */
   onEvents(batch: RunEvent[]): void;
@@ -106,4 +124,6 @@ export interface Api {
   readonly approvals: ApprovalsAPI;
   readonly audit: AuditAPI;
   readonly events: EventsAPI;
+  /** Absent in transports that have no worktrees (the in-memory test API). */
+  readonly worktrees?: WorktreesAPI;
 }

@@ -157,6 +157,15 @@ export function createHttpApi(opts: HttpOptions = {}): Api {
         return { saved: true, file, ...summary };
       },
     },
+    worktrees: {
+      get: (rid) => request('GET', `/api/runs/${id(rid)}/worktree`),
+      mergePlan: (rid) => request('GET', `/api/runs/${id(rid)}/worktree/merge`),
+      merge: (rid, req) => request('POST', `/api/runs/${id(rid)}/worktree/merge`, req),
+      keep: (rid) => request('POST', `/api/runs/${id(rid)}/worktree/keep`),
+      discard: (rid, confirm) => request('POST', `/api/runs/${id(rid)}/worktree/discard`, { confirm }),
+      planPush: (rid, remote) => request('GET', `/api/runs/${id(rid)}/worktree/push${q({ remote })}`),
+      push: (rid, plan) => request('POST', `/api/runs/${id(rid)}/worktree/push`, plan),
+    },
     events: {
       subscribe(h) {
         return openStream({

@@ -84,6 +84,15 @@ export function createWailsApi(win: WailsWindow): Api {
       verify: () => call('AuditAPI', 'Verify'),
       export: () => call('AuditFileAPI', 'Save'),
     },
+    worktrees: {
+      get: (id) => call('WorktreesAPI', 'Get', id),
+      mergePlan: (id) => call('WorktreesAPI', 'MergePlan', id),
+      merge: (id, req) => call('WorktreesAPI', 'Merge', id, req),
+      keep: (id) => call('WorktreesAPI', 'Keep', id),
+      discard: (id, confirm) => call('WorktreesAPI', 'Discard', id, confirm),
+      planPush: (id, remote) => call('WorktreesAPI', 'PlanPush', id, remote),
+      push: (id, plan) => call('WorktreesAPI', 'Push', id, plan),
+    },
     events: {
       subscribe(h) {
         const rt = win.runtime;
