@@ -57,6 +57,16 @@ function parse(raw: string | null): Partial<Settings> {
   }
 }
 
+// Storage that throws on read (a SecurityError when the browser blocks it
+// for this origin) is storage with nothing remembered: never a failed start.
+function readRemembered(host: DisplayHost): string | null {
+  try {
+    return host.storage?.getItem(REMEMBER_KEY) ?? null;
+  } catch {
+    return null;
+  }
+}
+
 export class SettingsState {
   theme = $state<Theme>('system');
   language = $state<Locale>('en');
@@ -77,7 +87,7 @@ export class SettingsState {
     this.#api = api;
     this.#host = host;
     this.systemDark = host.systemDark() ?? false;
-    const remembered = parse(host.storage?.getItem(REMEMBER_KEY) ?? null);
+    const remembered = parse(readRemembered(host));
     this.theme = remembered.theme ?? this.theme;
     this.language = remembered.language ?? this.language;
     this.#stopSystem = host.onSystemChange((dark) => {
