@@ -120,6 +120,25 @@ func BenchmarkDiff(b *testing.B) {
 				}
 			}
 		})
+		// GNU diff, the fastest whole-process reference on these inputs.
+		b.Run(c.name+"/gnu-diff", func(b *testing.B) {
+			dir := b.TempDir()
+			pa, pb := filepath.Join(dir, "a.go"), filepath.Join(dir, "b.go")
+			if os.WriteFile(pa, old, 0o644) != nil || os.WriteFile(pb, new, 0o644) != nil {
+				b.Fatal("write inputs")
+			}
+			b.SetBytes(int64(len(old) + len(new)))
+			defer reportCPU(b, cpuTime())
+			for b.Loop() {
+				cmd := exec.Command("diff", "-u", pa, pb)
+				cmd.Dir = dir
+				out, err := cmd.Output()
+				var exit *exec.ExitError
+				if !errors.As(err, &exit) || exit.ExitCode() != 1 || len(out) == 0 {
+					b.Fatalf("diff: %v", err)
+				}
+			}
+		})
 		if c.fraction > 0.1 {
 			continue
 		}

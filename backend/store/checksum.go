@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"unsafe"
 
 	"agenthub/backend"
 )
@@ -21,7 +22,10 @@ func eventSum(ev *backend.Event) int64 {
 	c := uint32(0)
 	str := func(s string) {
 		c = crc32.Update(c, castagnoli, buf[:binary.PutUvarint(buf[:], uint64(len(s)))])
-		c = crc32.Update(c, castagnoli, []byte(s))
+		// The string's bytes, read in place: []byte(s) copied every column
+		// of every event (two thirds of checking a replayed event's sum).
+		// crc32.Update only reads them and keeps nothing.
+		c = crc32.Update(c, castagnoli, unsafe.Slice(unsafe.StringData(s), len(s)))
 	}
 	num := func(n int64) {
 		c = crc32.Update(c, castagnoli, buf[:binary.PutVarint(buf[:], n)])

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Runs the diffview benchmarks (in-process diff + unified text, `git diff
-# --no-index` as a whole process, and go-diff's plain line mode, all in the
+# --no-index` and GNU `diff -u` as whole processes, and go-diff's plain line mode, all in the
 # same run) and prints how many times faster diffview is than git, by wall
 # time and by CPU time per op (steadier on a shared machine).
 #
@@ -18,11 +18,17 @@ printf '%s\n' "$out" | awk '
 	if (!(name in seen)) { seen[name] = 1; order[++n] = name }
 }
 END {
-	printf "\n%-18s %12s %12s %10s %10s\n", "case", "diffview ms", "git ms", "wall x", "cpu x"
+	# The reference is the faster of git diff --no-index and GNU diff -u
+	# (whole processes) in this same run, by wall and by CPU separately.
+	printf "\n%-18s %12s %10s %10s %10s %10s %12s\n", "case", "diffview ms", "git ms", "diff ms", "wall x", "cpu x", "reference"
 	for (k = 1; k <= n; k++) {
-		c = order[k]; d = wall[c "/diffview"]; g = wall[c "/git-diff-no-index"]
+		c = order[k]; d = wall[c "/diffview"]; g = wall[c "/git-diff-no-index"]; u = wall[c "/gnu-diff"]
 		if (d == "" || g == "") continue
-		cx = (cpu[c "/diffview"] > 0) ? cpu[c "/git-diff-no-index"] / cpu[c "/diffview"] : 0
-		printf "%-18s %12.1f %12.1f %9.2fx %9.2fx\n", c, d / 1e6, g / 1e6, g / d, cx
+		ref = g; rc = cpu[c "/git-diff-no-index"]; name = "git"
+		if (u != "" && u < g) { ref = u; name = "gnu-diff" }
+		if (u != "" && cpu[c "/gnu-diff"] < rc) rc = cpu[c "/gnu-diff"]
+		cx = (cpu[c "/diffview"] > 0) ? rc / cpu[c "/diffview"] : 0
+		printf "%-18s %12.1f %10.1f %10.1f %9.2fx %9.2fx %12s\n", c, d / 1e6, g / 1e6, u / 1e6, ref / d, cx, name
 	}
+	print "x = reference time / diffview time: above 1 means diffview is faster"
 }'
