@@ -4,13 +4,17 @@ import (
 	"archive/zip"
 	"bufio"
 	"bytes"
+	"compress/flate"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"regexp"
+	"runtime"
 	"strings"
+	"sync"
 
 	"agenthub/backend"
 )
@@ -122,6 +126,11 @@ func Write(w io.Writer, in Input) (Manifest, error) {
 	}
 	m.Run = run
 	z := zip.NewWriter(w)
+	// Deflate's fastest level: an export is read once, and at the default
+	// level compression took as long as everything else.
+	z.RegisterCompressor(zip.Deflate, func(out io.Writer) (io.WriteCloser, error) {
+		return flate.NewWriter(out, flate.BestSpeed)
+	})
 	add := func(name string, data []byte) error {
 		f, err := z.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate, Modified: zeroTime})
 		if err != nil {
@@ -135,7 +144,7 @@ func Write(w io.Writer, in Input) (Manifest, error) {
 		return nil
 	}
 
-	events, proof, err := eventLines(clean, in.Events)
+	events, cleaned, proof, err := eventLines(clean, in.Events)
 	if err != nil {
 		return m, err
 	}
@@ -177,7 +186,7 @@ func Write(w io.Writer, in Input) (Manifest, error) {
 		from, head := in.Chain[0], in.Chain[n-1]
 		m.Audit.From, m.Audit.Head = &from, &head
 	}
-	md, html, err := transcripts(m.Run, in.Events, clean)
+	md, html, err := transcripts(m.Run, cleaned) // from cleaned events and run: nothing left to clean
 	if err != nil {
 		return m, err
 	}
@@ -217,32 +226,59 @@ func cleanJSON[T any](clean func([]byte) []byte, v T) (T, error) {
 	return out, nil
 }
 
-// eventLines encodes the events as JSON lines, cleaned, and their digest
-// chain.
-func eventLines(clean func([]byte) []byte, evs []backend.Event) ([]byte, EventsProof, error) {
-	var out bytes.Buffer
-	out.Grow(len(evs) * 256)
-	digest := ""
+// eventLines encodes the events as JSON lines, their payloads cleaned (the
+// envelope's other fields are ids, types and times), and their digest
+// chain; it returns the cleaned events too, which the transcripts render.
+// Cleaning (the secret redactor's rules) is most of an export's time, so the
+// events are cleaned and encoded in chunks on every CPU.
+func eventLines(clean func([]byte) []byte, evs []backend.Event) ([]byte, []backend.Event, EventsProof, error) {
+	cleaned := make([]backend.Event, len(evs))
+	lines := make([][]byte, len(evs))
+	const chunk = 512
+	var wg sync.WaitGroup
+	errs := make([]error, (len(evs)+chunk-1)/chunk)
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for c := 0; c*chunk < len(evs); c++ {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(c int) {
+			defer func() { <-sem; wg.Done() }()
+			for i := c * chunk; i < min((c+1)*chunk, len(evs)); i++ {
+				ev := evs[i]
+				ev.Payload = clean(ev.Payload)
+				line, err := json.Marshal(ev)
+				if err != nil {
+					errs[c] = fmt.Errorf("bundle: encode event #%d: %w", ev.Sequence, err)
+					return
+				}
+				cleaned[i], lines[i] = ev, line
+			}
+		}(c)
+	}
+	wg.Wait()
 	var p EventsProof
+	if err := errors.Join(errs...); err != nil {
+		return nil, nil, p, err
+	}
+	size := 0
+	for _, l := range lines {
+		size += len(l) + 1
+	}
+	out := make([]byte, 0, size)
+	digest := make([]byte, 0, 2*sha256.Size)
 	h := sha256.New()
 	var sum [sha256.Size]byte
-	for _, ev := range evs {
-		line, err := json.Marshal(ev)
-		if err != nil {
-			return nil, p, fmt.Errorf("bundle: encode event #%d: %w", ev.Sequence, err)
-		}
-		line = clean(line)
+	for i, line := range lines {
 		h.Reset()
-		h.Write([]byte(digest))
+		h.Write(digest)
 		h.Write(line)
-		digest = hex.EncodeToString(h.Sum(sum[:0]))
-		out.Write(line)
-		out.WriteByte('\n')
+		digest = hex.AppendEncode(digest[:0], h.Sum(sum[:0]))
+		out = append(append(out, line...), '\n')
 		p.Count++
-		p.LastSeq = ev.Sequence
+		p.LastSeq = evs[i].Sequence
 	}
-	p.Digest = digest
-	return out.Bytes(), p, nil
+	p.Digest = string(digest)
+	return out, cleaned, p, nil
 }
 
 func auditLines(clean func([]byte) []byte, entries []backend.AuditEntry) ([]byte, []int64, error) {

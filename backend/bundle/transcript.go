@@ -111,8 +111,9 @@ func paths(p map[string]any) []string {
 	return out
 }
 
-// transcripts renders transcript.md and transcript.html, both cleaned.
-func transcripts(run RunInfo, evs []backend.Event, clean func([]byte) []byte) ([]byte, []byte, error) {
+// transcripts renders transcript.md and transcript.html from a cleaned run
+// and cleaned events.
+func transcripts(run RunInfo, evs []backend.Event) ([]byte, []byte, error) {
 	entries := transcriptEntries(evs)
 	var md bytes.Buffer
 	fmt.Fprintf(&md, "# %s\n\nRun `%s` · %s · profile %s · workspace %s · started %s\n\n", mdLine(run.Task), run.ID,
@@ -156,7 +157,7 @@ a{color:#0969da}
 		h.WriteString("</section>\n")
 	}
 	h.WriteString("</body></html>\n")
-	return clean(md.Bytes()), clean(h.Bytes()), nil
+	return md.Bytes(), h.Bytes(), nil
 }
 
 // mdLine keeps a title on one Markdown line.
