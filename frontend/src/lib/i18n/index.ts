@@ -37,6 +37,7 @@ const NEXT: Record<string, Msg> = {
   store_too_new: m.next_store_too_new,
   store_migration_failed: m.next_store_migration_failed,
   audit_key_unavailable: m.next_audit_key_unavailable,
+  worktree_unsaved: m.next_worktree_unsaved,
   unreachable: m.next_unreachable,
   bad_response: m.next_bad_response,
 };
