@@ -8,6 +8,23 @@ import { createWailsApi, type WailsWindow } from './wails';
 export type * from './contract';
 export type * from './types';
 export { THEMES, LOCALES } from './types';
+// The vocabulary generated from Go (generated.ts); its types come through types.ts.
+export {
+  ACTION_KINDS,
+  ALWAYS_ASKS,
+  APPROVING_DECISIONS,
+  COARSE,
+  DECISION_KINDS,
+  DEFAULT_GATE,
+  EVENT_TYPES,
+  EventTypes,
+  FAILURE_CODES,
+  RECOVERY,
+  RUN_STATES,
+  RUN_TRANSITIONS,
+  TERMINAL_EVENTS,
+  TERMINAL_STATES,
+} from './generated';
 export { ApiError, toApiError, CLIENT_CODES } from './error';
 export { Sequencer } from './sequencer';
 

@@ -3,11 +3,11 @@
 // test can assert what the UI asked for.
 import type { Api } from './contract';
 import { ApiError } from './error';
+import { DEFAULT_GATE } from './generated';
 import type {
   ApprovalRequest,
   AuditEntry,
   AuditVerify,
-  GateRow,
   Info,
   LocalServer,
   PolicyView,
@@ -21,20 +21,8 @@ import type {
 /** The bundled profile every AgentHub has. */
 export const DEMO_PROFILE: ProfileInfo = { name: 'demo', runtime: 'script', scripted: true, default: true };
 
-/** The default gate rows as the Go side computes them (app/api/policy.go). */
-export const DEFAULT_GATE: GateRow[] = [
-  { action: 'read_inside', verdict: 'allow', rule: 'default:read', fixed: false },
-  { action: 'read_outside', verdict: 'deny', rule: 'builtin:outside', fixed: true },
-  { action: 'write', verdict: 'ask', rule: 'default:write', fixed: false },
-  { action: 'shell', verdict: 'ask', rule: 'default:shell', fixed: false },
-  { action: 'network', verdict: 'ask', rule: 'default:network', fixed: false },
-  { action: 'commit', verdict: 'ask', rule: 'default:commit', fixed: false },
-  { action: 'push', verdict: 'ask', rule: 'default:push', fixed: true },
-  { action: 'publish', verdict: 'ask', rule: 'default:publish', fixed: true },
-  { action: 'deploy', verdict: 'ask', rule: 'default:deploy', fixed: true },
-  { action: 'secret', verdict: 'deny', rule: 'builtin:secret', fixed: true },
-  { action: 'agenthub_write', verdict: 'deny', rule: 'builtin:agenthub', fixed: true },
-];
+/** The default gate rows as the Go side computes them (generated from app/api/policy.go). */
+export { DEFAULT_GATE };
 
 export interface MemoryApiOptions {
   workspaces?: Workspace[];

@@ -1,5 +1,30 @@
 // JSON types shared by both transports. Field names follow docs/API.md and the
-// Go vocabulary package (backend/*.go); keep them in step with the Go tags.
+// Go vocabulary package (backend/*.go). The vocabulary itself (run states,
+// coarse statuses, action kinds, decisions, verdicts, event types, failure
+// codes) and the typed event payloads are generated from Go into
+// generated.ts; this file re-exports them and adds the facades' shapes.
+import type * as G from './generated';
+
+export type {
+  ActionKind,
+  Annotation,
+  Coarse,
+  DecisionKind,
+  EventPayloads,
+  EventType,
+  FailureCode,
+  GateRow,
+  GatingAdvisory,
+  InferenceAnnotated,
+  Risk,
+  RunEnded,
+  RunState,
+  StatusChanged,
+  Surface,
+  TraceStep,
+  Verdict,
+} from './generated';
+import type { ActionKind, Coarse, DecisionKind, GateRow, RunState, TraceStep, Verdict } from './generated';
 
 export type Theme = 'light' | 'dark' | 'system';
 export type Locale = 'en' | 'zh-CN';
@@ -48,20 +73,6 @@ export interface Failure {
   message: string;
   next: string;
 }
-
-export type RunState =
-  | 'Created'
-  | 'Planned'
-  | 'Accepted'
-  | 'Preparing'
-  | 'Running'
-  | 'NeedsApproval'
-  | 'Applying'
-  | 'Completed'
-  | 'Failed'
-  | 'Cancelled';
-
-export type Coarse = 'created' | 'running' | 'waiting' | 'done';
 
 export interface RunSummary {
   id: string;
@@ -163,38 +174,7 @@ export interface RunEvent<P = unknown> {
 }
 
 /** Payload of `system.gap`: re-read (fromSequence..toSequence) with runs.events. */
-export interface GapPayload {
-  runId: string;
-  fromSequence: number;
-  toSequence: number;
-  reason: string;
-}
-
-export type ActionKind =
-  | 'read'
-  | 'write'
-  | 'patch'
-  | 'shell'
-  | 'network'
-  | 'commit'
-  | 'push'
-  | 'publish'
-  | 'deploy'
-  | 'secret';
-
-export type DecisionKind =
-  | 'approve_once'
-  | 'approve_for_run'
-  | 'always_allow_workspace'
-  | 'reject_and_tell'
-  | 'reject_and_stop';
-
-export interface TraceStep {
-  rule: string;
-  pattern: string;
-  matched: boolean;
-  verdict?: 'allow' | 'ask' | 'deny';
-}
+export type GapPayload = G.Gap;
 
 export interface ApprovalRequest {
   approvalId: string;
@@ -216,6 +196,13 @@ export interface ApprovalRequest {
   /** Other pending requests of the run asking for exactly the same thing; one decision answers them all. */
   mergedApprovalIds?: string[];
 }
+
+// The request above narrows two of Go's string fields to their known values;
+// it must keep exactly the generated field names, which svelte-check proves
+// here: a field renamed, added or dropped in Go fails the frontend's check.
+type SameKeys<A, B> = [Exclude<keyof A, keyof B> | Exclude<keyof B, keyof A>] extends [never] ? true : false;
+const approvalFieldsMatchGo: SameKeys<ApprovalRequest, G.ApprovalRequest> = true;
+void approvalFieldsMatchGo;
 
 export interface HunkRef {
   path: string;
@@ -293,8 +280,6 @@ export interface ProfileInfo {
   acceptAdvisory?: ActionKind[];
 }
 
-export type Verdict = 'allow' | 'ask' | 'deny';
-
 export interface PolicyRule {
   class: 'write' | 'shell' | 'network' | 'git';
   id: string;
@@ -307,14 +292,6 @@ export interface PolicyRule {
   examples: number;
 }
 
-/** One row of the default gate, as the gate itself decides a sample action. */
-export interface GateRow {
-  action: string;
-  verdict: Verdict;
-  rule: string;
-  /** No rule or grant can loosen it. */
-  fixed: boolean;
-}
 
 /** A workspace's effective policy (PolicyAPI.Get). */
 export interface PolicyView {

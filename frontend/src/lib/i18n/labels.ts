@@ -79,6 +79,7 @@ const KIND: Record<ActionKind, Msg> = {
   publish: m.kind_publish,
   deploy: m.kind_deploy,
   secret: m.kind_secret,
+  mcp: m.kind_mcp,
 };
 
 export function kindLabel(k: string): string {

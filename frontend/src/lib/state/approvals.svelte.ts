@@ -2,7 +2,7 @@
 // events, and the reviewer's decisions. Which approval the dialog shows is
 // UI state and lives here too, so the inbox, the timeline and the automatic
 // opening agree on it. Dismissing never decides anything.
-import { toApiError, type Api, type ApiError, type ApprovalRequest, type Decision, type RunEvent } from '../api';
+import { TERMINAL_EVENTS, toApiError, type Api, type ApiError, type ApprovalRequest, type Decision, type EventType, type RunEvent } from '../api';
 
 export class ApprovalsState {
   pending = $state<ApprovalRequest[]>([]);
@@ -51,7 +51,7 @@ export class ApprovalsState {
         else this.pending.push(req);
       } else if (ev.type === 'run.approval.resolved') {
         this.#drop((ev.payload as { approvalId?: string }).approvalId ?? '');
-      } else if (ev.type === 'run.completed' || ev.type === 'run.failed' || ev.type === 'run.cancelled') {
+      } else if (TERMINAL_EVENTS[ev.type as EventType]) {
         for (const a of this.forRun(ev.runId)) this.#drop(a.approvalId);
       }
     }

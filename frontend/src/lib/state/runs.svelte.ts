@@ -2,20 +2,7 @@
 // each event moves its run's state, last-event time and pending-approval
 // count, so the sidebar needs no polling. A run first seen in the stream
 // (started from the CLI or another window) is fetched once.
-import { toApiError, type Api, type ApiError, type RunEvent, type RunState, type RunSummary, type StartRunRequest } from '../api';
-
-const TERMINAL: Record<string, RunState> = {
-  'run.completed': 'Completed',
-  'run.failed': 'Failed',
-  'run.cancelled': 'Cancelled',
-};
-
-function coarse(s: RunState): RunSummary['coarse'] {
-  if (s === 'Running' || s === 'Applying') return 'running';
-  if (s === 'NeedsApproval') return 'waiting';
-  if (s === 'Completed' || s === 'Failed' || s === 'Cancelled') return 'done';
-  return 'created';
-}
+import { COARSE, TERMINAL_EVENTS, toApiError, type Api, type ApiError, type EventType, type RunEvent, type RunState, type RunSummary, type StartRunRequest } from '../api';
 
 export class RunsState {
   items = $state<RunSummary[]>([]);
@@ -95,7 +82,7 @@ export class RunsState {
       run.lastSequence = ev.sequence;
       run.lastEventAt = ev.timestamp;
       const p = (ev.payload ?? {}) as Record<string, unknown>;
-      const end = TERMINAL[ev.type];
+      const end = TERMINAL_EVENTS[ev.type as EventType];
       if (ev.type === 'run.status.changed' || ev.type === 'run.started') {
         if (typeof p.to === 'string') run.state = p.to as RunState;
       } else if (end) {
@@ -107,7 +94,7 @@ export class RunsState {
       } else if (ev.type === 'run.approval.resolved') {
         run.pendingApprovals = Math.max(0, run.pendingApprovals - 1);
       }
-      run.coarse = coarse(run.state);
+      run.coarse = COARSE[run.state] ?? 'created';
       run.queued = false;
     }
     if (ended) void this.refresh(runId);
