@@ -177,3 +177,57 @@ func refuseImported(c *Core, id, what string) error {
 	return &backend.Error{Code: backend.CodeRunImported,
 		Message: "run " + id + " was imported from a bundle and is read-only: it cannot be " + what + " here"}
 }
+
+// RunSaved is the outcome of saving a run's bundle from the window. File is
+// the base name only: surfaces never show the absolute path.
+type RunSaved struct {
+	Saved  bool   `json:"saved"` // false when the dialog was cancelled
+	File   string `json:"file,omitempty"`
+	Events int    `json:"events"`
+	Head   string `json:"head,omitempty"` // the audit head SEQ:HASH the bundle proves up to
+}
+
+// RunFileAPI saves a run's bundle (see [ExportRun]) where the user picks in
+// the window's save dialog. The browser downloads the same bytes from GET
+// /api/runs/{id}/export instead.
+type RunFileAPI struct {
+	core *Core
+	pick func(defaultName string) (string, error)
+}
+
+// NewRunFileAPI returns the facade; pick is the save dialog (see
+// [NewAuditFileAPI]).
+func NewRunFileAPI(c *Core, pick func(defaultName string) (string, error)) *RunFileAPI {
+	return &RunFileAPI{core: c, pick: pick}
+}
+
+// Save renders the bundle, asks where to save it, then writes it there
+// atomically.
+func (f *RunFileAPI) Save(runID string) (RunSaved, error) {
+	if f.pick == nil {
+		return RunSaved{}, backend.Errorf(backend.CodeInvalidInput,
+			"the save dialog exists only in the desktop window; download the bundle in the browser instead")
+	}
+	data, m, err := ExportRunBytes(f.core, runID)
+	if err != nil {
+		return RunSaved{}, err
+	}
+	out := RunSaved{Events: m.Events.Count}
+	if h := m.Audit.Head; h != nil {
+		out.Head = fmt.Sprintf("%d:%s", h.Seq, h.Hash)
+	}
+	path, err := f.pick(RunExportName(runID))
+	if err != nil {
+		return RunSaved{}, fmt.Errorf("choose where to save the run: %w", err)
+	}
+	if path == "" {
+		return out, nil
+	}
+	if err := writeAtomic(path, data); err != nil {
+		return RunSaved{}, &backend.Error{Code: backend.CodeInvalidInput, Err: err,
+			Message: "the run could not be saved as " + filepath.Base(path) + ": " + safeReason(err),
+			Next:    "Choose a folder you can write to and try again."}
+	}
+	out.Saved, out.File = true, filepath.Base(path)
+	return out, nil
+}
