@@ -12,6 +12,7 @@ import (
 	"agenthub/backend"
 	"agenthub/backend/engine"
 	"agenthub/backend/llm/local"
+	"agenthub/backend/runtime/agentbin"
 	"agenthub/backend/store"
 )
 
@@ -60,6 +61,10 @@ type Core struct {
 	// view is set on a core made by [Core.View]: it shares the opened
 	// services and its Close releases nothing.
 	view bool
+
+	// releaseHashes stops agent CLI hashes being cached in this core's
+	// store (agentbin.UseCache), before the store closes.
+	releaseHashes func()
 }
 
 // DBFile is the SQLite database's name inside the data directory.
@@ -98,7 +103,9 @@ func (c *Core) open(ctx context.Context) error {
 		return fmt.Errorf("open the database in %s: %w", DisplayPath(c.cfg.Home), err)
 	}
 	c.store = st
+	c.releaseHashes = agentbin.UseCache(st)
 	if err := c.openEngine(ctx, st); err != nil {
+		c.releaseHashes()
 		st.Close()
 		c.store = nil
 		return err
@@ -122,6 +129,9 @@ func (c *Core) Close() error {
 		if err := c.engine.Shutdown(ctx); err != nil {
 			c.log.Warn("runs did not detach in time", "err", err)
 		}
+	}
+	if c.releaseHashes != nil {
+		c.releaseHashes()
 	}
 	err := c.store.Close()
 	c.writer.Release()
