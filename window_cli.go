@@ -16,10 +16,6 @@ import (
 // windowName is the window binary, installed beside this one.
 const windowName = "agenthub-window"
 
-// CodeWindowUnavailable: `agenthub window` found no window binary beside
-// the CLI binary.
-const codeWindowUnavailable backend.FailureCode = "window_unavailable"
-
 // window replaces this process with the window binary, with the same
 // arguments and environment: it opens its own core, so the unopened one
 // made here is dropped. Only that binary links GTK and WebKitGTK.
@@ -30,14 +26,12 @@ func window(_ *api.Core, _ fs.FS) error {
 	}
 	argv := append([]string{path}, os.Args[1:]...)
 	if err := syscall.Exec(path, argv, os.Environ()); err != nil {
-		return &backend.Error{Code: codeWindowUnavailable,
+		return &backend.Error{Code: backend.CodeWindowUnavailable,
 			Message: "the window program " + windowName + " could not be started",
-			Next:    windowNext, Err: fmt.Errorf("exec %s: %w", windowName, err)}
+			Err:     fmt.Errorf("exec %s: %w", windowName, err)}
 	}
 	return nil // not reached: Exec returns only on failure
 }
-
-const windowNext = "Build it beside agenthub with `make build`, or use browser mode: `agenthub serve`."
 
 // windowBinary is the executable window binary beside this executable.
 func windowBinary() (string, error) {
@@ -45,8 +39,8 @@ func windowBinary() (string, error) {
 	if err == nil {
 		exe, err = filepath.EvalSymlinks(exe)
 	}
-	missing := &backend.Error{Code: codeWindowUnavailable,
-		Message: "the window program " + windowName + " is not installed beside agenthub", Next: windowNext, Err: err}
+	missing := &backend.Error{Code: backend.CodeWindowUnavailable,
+		Message: "the window program " + windowName + " is not installed beside agenthub", Err: err}
 	if err != nil {
 		return "", missing
 	}

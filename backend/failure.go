@@ -37,6 +37,9 @@ const (
 	// CodeRunAlreadyResumed: a run can be resumed once; the message names
 	// the run that continues it.
 	CodeRunAlreadyResumed FailureCode = "run_already_resumed"
+	// CodeWindowUnavailable: `agenthub window` found no window binary
+	// (agenthub-window) beside the CLI binary, or could not start it.
+	CodeWindowUnavailable FailureCode = "window_unavailable"
 )
 
 // Storage error codes: the database or its directory cannot do what was asked.
@@ -76,6 +79,7 @@ var Recovery = map[FailureCode]string{
 	CodeNotReady:                "Wait a moment for AgentHub to finish starting; if it persists, restart it.",
 	CodeEngineUnavailable:       "Check the engine with agenthub engine status and its log engine.log in the data directory; start it with agenthub engine start.",
 	CodeRunAlreadyResumed:       "Follow the run that continues it (agenthub runs show RUN names it), or start a new run.",
+	CodeWindowUnavailable:       "Build it beside agenthub with `make build`, or use browser mode: `agenthub serve`.",
 	CodeStorageFull:             "Free disk space where the data directory is, then try again.",
 	CodeStorageReadOnly:         "Make the data directory and its files writable, or pass --home DIR.",
 	CodeStoreCorrupt:            "Run `agenthub doctor`; restore the database from its newest backup in the data directory.",

@@ -25,6 +25,7 @@ const NEXT: Record<string, Msg> = {
   not_found: m.next_not_found,
   engine_unavailable: m.next_engine_unavailable,
   run_already_resumed: m.next_run_already_resumed,
+  window_unavailable: m.next_window_unavailable,
   invalid_input: m.next_invalid_input,
   active_run_exists: m.next_active_run_exists,
   approval_already_resolved: m.next_approval_already_resolved,
