@@ -36,7 +36,7 @@ import (
 //go:embed migrations/*.sql
 var embedded embed.FS
 
-// Migrations returns the embedded migration files (the folder sqlc also reads).
+// Migrations returns the embedded migration files (goose applies them in order).
 func Migrations() fs.FS {
 	sub, err := fs.Sub(embedded, "migrations")
 	if err != nil {
