@@ -193,4 +193,8 @@ type RunSummary struct {
 	// Resumable: the run was interrupted and its runtime can resume from
 	// the last checkpoint (Engine.Resume).
 	Resumable bool `json:"resumable"`
+	// ResumedFrom is the run this one continues; ResumedBy the run that
+	// continues this one. A run is resumed once (issue 16).
+	ResumedFrom string `json:"resumedFrom,omitempty"`
+	ResumedBy   string `json:"resumedBy,omitempty"`
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,5 +78,26 @@ func TestNativeRunKilledThenResumed(t *testing.T) {
 	last := reqs[len(reqs)-1]
 	if !strings.Contains(toolMessages(last), "created hello.txt") || !strings.Contains(string(last.Raw), "AgentHub resumed this task") {
 		t.Fatalf("the resumed run did not see the finished step and the note:\n%s", last.Raw)
+	}
+
+	// Resume once: the continuation is linked both ways, and a second
+	// resume is refused with a stable code naming it.
+	var cont, from string
+	if _, err := fmt.Sscanf(resumed, "Run %s resumes %s from", &cont, &from); err != nil || from != runs[0].ID {
+		t.Fatalf("no 'Run X resumes Y' line: %v\n%s", err, resumed)
+	}
+	code, _, stderr = runCLI(t, env, "runs", "resume", runs[0].ID, "--on-approval", "approve")
+	if code != ExitFailed || !strings.Contains(stderr, "(run_already_resumed)") || !strings.Contains(stderr, cont) {
+		t.Fatalf("second resume: exit %d, want 1 with run_already_resumed naming %s:\n%s", code, cont, stderr)
+	}
+	if _, shown, _ := runCLI(t, env, "runs", "show", runs[0].ID); !strings.Contains(shown, "resumed by") || !strings.Contains(shown, cont) {
+		t.Fatalf("runs show of the interrupted run does not name its continuation:\n%s", shown)
+	}
+	if _, shown, _ := runCLI(t, env, "runs", "show", cont); !strings.Contains(shown, "resumes") || !strings.Contains(shown, runs[0].ID) {
+		t.Fatalf("runs show of the continuation does not name the run it resumes:\n%s", shown)
+	}
+	_, list, _ = runCLI(t, env, "runs", "list", "--json")
+	if !strings.Contains(list, `"resumedBy":"`+cont+`"`) || strings.Count(list, `"resumable":true`) != 0 {
+		t.Fatalf("runs list --json: the resumed run must show resumedBy and no longer be resumable:\n%s", list)
 	}
 }

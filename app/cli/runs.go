@@ -123,6 +123,12 @@ func printRun(e *Env, asJSON bool, r backend.RunSummary) error {
 	if r.DoneReason != "" {
 		rows = append(rows, [2]string{"done reason", r.DoneReason})
 	}
+	if r.ResumedFrom != "" {
+		rows = append(rows, [2]string{"resumes", r.ResumedFrom})
+	}
+	if r.ResumedBy != "" {
+		rows = append(rows, [2]string{"resumed by", r.ResumedBy})
+	}
 	if r.Failure != nil {
 		rows = append(rows, [2]string{"failure", string(r.Failure.Code) + ": " + r.Failure.Message},
 			[2]string{"next", r.Failure.Next})

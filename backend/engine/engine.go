@@ -164,7 +164,7 @@ func (e *Engine) Start(ctx context.Context, req StartRequest) (backend.RunSummar
 	}
 	rec := store.RunRecord{ID: orNewRunID(req.RunID), SessionID: req.SessionID,
 		WorkspaceID: req.WorkspaceID, Profile: p.Name, AgentID: p.Name, Runtime: p.Runtime, Task: req.Task,
-		Scripted: p.Scripted, Actor: req.Actor, Surface: req.Surface}
+		Scripted: p.Scripted, Actor: req.Actor, Surface: req.Surface, ResumedFrom: req.ResumedFrom}
 	newSession := rec.SessionID == ""
 	if newSession {
 		rec.SessionID = backend.NewID(backend.PrefixSession)

@@ -20,7 +20,7 @@ func (p Profile) durable() bool {
 // it was interrupted (a crash or a restart while it ran) and its runtime is
 // durable.
 func (e *Engine) resumable(r store.RunRecord) bool {
-	if r.State != backend.RunFailed || r.FailureCode != backend.FailRunInterrupted {
+	if r.State != backend.RunFailed || r.FailureCode != backend.FailRunInterrupted || r.ResumedBy != "" {
 		return false
 	}
 	p, ok := e.profile(r.Profile)
@@ -49,6 +49,9 @@ func (e *Engine) Resume(ctx context.Context, runID string, actor string, surface
 		return backend.RunSummary{}, &backend.Error{Code: backend.CodeInvalidInput,
 			Message: fmt.Sprintf("run %s was not interrupted (it is %s); only an interrupted run can be resumed", r.ID, r.State),
 			Next:    "Start a new run with the task instead."}
+	}
+	if r.ResumedBy != "" { // once: a second resume would run the same commands again
+		return backend.RunSummary{}, store.ErrAlreadyResumed(r.ID, r.ResumedBy)
 	}
 	p, ok := e.profile(r.Profile)
 	if !ok || !p.durable() {

@@ -13,7 +13,7 @@ import (
 
 const runSelect = `SELECT r.id, r.session_id, r.workspace_id, r.profile, r.agent_id, r.runtime, r.task, r.state,
 	r.done_reason, r.failure_code, r.failure_message, r.failure_next, r.scripted, r.actor, r.surface, r.queue_seq, r.plan, r.stats,
-	r.last_seq, r.created_at, r.last_event_at,
+	r.last_seq, r.created_at, r.last_event_at, r.resumed_from, r.resumed_by,
 	(SELECT count(*) FROM approvals a WHERE a.run_id = r.id AND a.status = 'pending') FROM runs r`
 
 func scanRun(row scanner) (RunRecord, error) {
@@ -21,7 +21,7 @@ func scanRun(row scanner) (RunRecord, error) {
 	var plan, stats string
 	err := row.Scan(&r.ID, &r.SessionID, &r.WorkspaceID, &r.Profile, &r.AgentID, &r.Runtime, &r.Task, &r.State,
 		&r.DoneReason, &r.FailureCode, &r.FailureMessage, &r.FailureNext, &r.Scripted, &r.Actor, &r.Surface, &r.QueueSeq, &plan,
-		&stats, &r.LastSeq, &r.CreatedAt, &r.LastEventAt, &r.PendingApprovals)
+		&stats, &r.LastSeq, &r.CreatedAt, &r.LastEventAt, &r.ResumedFrom, &r.ResumedBy, &r.PendingApprovals)
 	r.Plan, r.Stats = json.RawMessage(plan), json.RawMessage(stats)
 	return r, err
 }

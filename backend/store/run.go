@@ -25,6 +25,9 @@ type RunRecord struct {
 	LastSeq                    int64
 	CreatedAt, LastEventAt     string
 	PendingApprovals           int
+	// ResumedFrom is the interrupted run this one continues; ResumedBy the
+	// run that continues this one (a run is resumed once).
+	ResumedFrom, ResumedBy string
 }
 
 // Summary converts the row to the API shape.
@@ -32,7 +35,7 @@ func (r RunRecord) Summary() backend.RunSummary {
 	s := backend.RunSummary{ID: r.ID, SessionID: r.SessionID, WorkspaceID: r.WorkspaceID, Profile: r.Profile,
 		Task: r.Task, State: r.State, Coarse: r.State.Coarse(), Queued: r.State == backend.RunAccepted,
 		DoneReason: r.DoneReason, CreatedAt: r.CreatedAt, LastEventAt: r.LastEventAt, LastSequence: r.LastSeq,
-		PendingApprovals: r.PendingApprovals, Scripted: r.Scripted}
+		PendingApprovals: r.PendingApprovals, Scripted: r.Scripted, ResumedFrom: r.ResumedFrom, ResumedBy: r.ResumedBy}
 	if r.State == backend.RunFailed {
 		s.Failure = &backend.Failure{Code: r.FailureCode, Message: r.FailureMessage, Next: r.FailureNext}
 		if s.Failure.Next == "" {
@@ -68,11 +71,19 @@ func (t *Tx) CreateRun(r RunRecord, created any) (RunRecord, error) {
 		r.Stats = json.RawMessage("{}")
 	}
 	r.Task, r.Plan = t.s.red.text(r.Task), t.s.red.json(r.Plan)
+	if r.ResumedFrom != "" {
+		if err := t.claimResume(r.ResumedFrom, r.ID); err != nil {
+			return r, err
+		}
+	}
 	_, err := t.tx.ExecContext(t.ctx, `INSERT INTO runs (id, session_id, workspace_id, profile, agent_id, runtime,
 		task, state, scripted, actor, surface, queue_seq, plan, stats, created_at, updated_at, last_event_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		r.ID, r.SessionID, r.WorkspaceID, r.Profile, r.AgentID, r.Runtime, r.Task, string(r.State), r.Scripted,
 		r.Actor, string(r.Surface), r.QueueSeq, string(r.Plan), string(r.Stats), at, at, at)
+	if err == nil && r.ResumedFrom != "" {
+		_, err = t.tx.ExecContext(t.ctx, `UPDATE runs SET resumed_from = ? WHERE id = ?`, r.ResumedFrom, r.ID)
+	}
 	if err != nil {
 		return r, fmt.Errorf("create run %s: %w", r.ID, err)
 	}
@@ -84,6 +95,31 @@ func (t *Tx) CreateRun(r RunRecord, created any) (RunRecord, error) {
 		Data: map[string]any{"profile": r.Profile, "workspaceId": r.WorkspaceID, "sessionId": r.SessionID}})
 	r.LastSeq = 1
 	return r, err
+}
+
+// claimResume records that run by continues run from, once: a run already
+// resumed refuses, naming its continuation (run_already_resumed).
+func (t *Tx) claimResume(from, by string) error {
+	res, err := t.tx.ExecContext(t.ctx, `UPDATE runs SET resumed_by = ? WHERE id = ? AND resumed_by = ''`, by, from)
+	if err != nil {
+		return fmt.Errorf("link run %s to its continuation: %w", from, err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 1 {
+		return err
+	}
+	var other string
+	if err := t.tx.QueryRowContext(t.ctx, `SELECT resumed_by FROM runs WHERE id = ?`, from).Scan(&other); err != nil {
+		return fmt.Errorf("read run %s: %w", from, err)
+	}
+	return ErrAlreadyResumed(from, other)
+}
+
+// ErrAlreadyResumed is the refusal of a second resume of run, which other
+// already continues.
+func ErrAlreadyResumed(run, other string) error {
+	return &backend.Error{Code: backend.CodeRunAlreadyResumed,
+		Message: fmt.Sprintf("run %s was already resumed: run %s continues it", run, other),
+		Next:    fmt.Sprintf("Follow that run instead: agenthub runs follow %s", other)}
 }
 
 // End describes a terminal transition (LC5). Next is the failure's own
