@@ -34,6 +34,14 @@ func openStore(t *testing.T) *store.Store {
 	return st
 }
 
+func openStoreB(b *testing.B) (*store.Store, error) {
+	st, err := store.Open(b.Context(), filepath.Join(b.TempDir(), "agenthub.db"))
+	if err == nil {
+		b.Cleanup(func() { st.Close() })
+	}
+	return st, err
+}
+
 func statOf(t *testing.T, path string) store.FileStamp {
 	t.Helper()
 	f, err := os.Open(path)
