@@ -182,7 +182,7 @@ func playMCPConfined(t *testing.T, l *ledger) {
 }
 
 // playACPKey: a generic ACP agent (the scripted agent, a real process)
-// whose profile has a key dumps its /proc/self/environ and `env`. With a
+// whose profile has a key dumps its /proc/self/environ and its commands' environment. With a
 // declared model protocol, and without one (the run is then refused), the
 // key must be nowhere: not in the dump, the data files or stdout.
 func playACPKey(t *testing.T, l *ledger) {

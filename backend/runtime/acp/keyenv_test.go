@@ -19,7 +19,7 @@ func init() { acptest.MaybeServeAgent() }
 
 // TestGenericAgentNeverGetsTheKey: a generic ACP agent (runtime = "acp",
 // here the scripted agent, a real process) whose profile has a key dumps
-// its /proc/self/environ and the output of `env` run as its own command.
+// its /proc/self/environ and the environment its commands inherit.
 // With a declared model protocol the key is in neither (the agent gets the
 // key proxy's address and a token, and the proxy sends the real key
 // upstream); without one the run is refused before the agent starts,

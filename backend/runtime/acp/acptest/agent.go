@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -52,8 +51,9 @@ type Step struct {
 	Exit     *int      `json:"exit,omitempty"`
 	Hang     bool      `json:"hang,omitempty"` // wait until session/cancel
 	// Dump writes what a hostile agent can learn of its own environment
-	// to this file: its /proc/self/environ, then the output of `env` run
-	// as its own command (as Gemini CLI's shell tool runs them).
+	// to this file: its /proc/self/environ, then the environment every
+	// command it starts inherits (what `env` would print; only backend/proc
+	// starts processes, so the agent does not run it).
 	Dump string `json:"dump,omitempty"`
 }
 
@@ -368,11 +368,7 @@ func dump(path string) string {
 	if err != nil {
 		return "environ: " + err.Error()
 	}
-	out, err := exec.Command("env").Output()
-	if err != nil {
-		return "env: " + err.Error()
-	}
-	text := strings.ReplaceAll(string(environ), "\x00", "\n") + "\n--- env\n" + string(out)
+	text := strings.ReplaceAll(string(environ), "\x00", "\n") + "\n--- env\n" + strings.Join(os.Environ(), "\n") + "\n"
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		return err.Error()
 	}
