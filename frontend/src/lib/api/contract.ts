@@ -26,6 +26,7 @@ import type {
   WorktreeView,
 } from './types';
 import type { ApiError } from './error';
+import type { RunSaved, SearchRequest, SearchResult } from './history';
 
 export type TransportKind = 'wails' | 'http';
 
@@ -101,6 +102,14 @@ export interface WorktreesAPI {
   push(runId: string, plan: PushPlan): Promise<PushPlan>;
 }
 
+/** Search across every run and a run's bundle (issue 19; docs/API.md#history). */
+export interface HistoryAPI {
+  /** The best matches first; rejects with invalid_input for a query without a word. */
+  search(req: SearchRequest): Promise<SearchResult[]>;
+  /** Saves the run's bundle: the window asks where, the browser downloads it. */
+  exportRun(runId: string): Promise<RunSaved>;
+}
+
 export interface StreamHandlers {
   /** A batch of events in arrival order (raw: see sequencer.ts for ordering). */
   onEvents(batch: RunEvent[]): void;
@@ -126,4 +135,6 @@ export interface Api {
   readonly events: EventsAPI;
   /** Absent in transports that have no worktrees (the in-memory test API). */
   readonly worktrees?: WorktreesAPI;
+  /** Absent in the in-memory test API unless a test gives one. */
+  readonly history?: HistoryAPI;
 }

@@ -157,6 +157,32 @@ export function createHttpApi(opts: HttpOptions = {}): Api {
         return { saved: true, file, ...summary };
       },
     },
+    history: {
+      search: async (r) =>
+        (await request<import('./history').SearchResult[] | null>(
+          'GET',
+          `/api/search${q({
+            q: r.query,
+            workspace: r.workspace,
+            status: r.status?.join(','),
+            runtime: r.runtime,
+            from: r.from,
+            to: r.to,
+            needsApproval: r.needsApproval ? 'true' : undefined,
+            changedFile: r.changedFile,
+            runId: r.runId,
+            limit: r.limit,
+          })}`,
+        )) ?? [],
+      async exportRun(rid) {
+        const res = await send('GET', `/api/runs/${id(rid)}/export`, 'application/zip, application/json');
+        if (!res.ok) throw failure(res, parseJSON(await res.text()));
+        const body = await res.blob();
+        const file = dispositionName(res.headers.get('Content-Disposition'), `agenthub-${rid}.zip`);
+        (opts.download ?? browserDownload)(file, body);
+        return { saved: true, file, events: 0 };
+      },
+    },
     worktrees: {
       get: (rid) => request('GET', `/api/runs/${id(rid)}/worktree`),
       mergePlan: (rid) => request('GET', `/api/runs/${id(rid)}/worktree/merge`),

@@ -84,6 +84,10 @@ export function createWailsApi(win: WailsWindow): Api {
       verify: () => call('AuditAPI', 'Verify'),
       export: () => call('AuditFileAPI', 'Save'),
     },
+    history: {
+      search: async (r) => (await call<import('./history').SearchResult[] | null>('SearchAPI', 'Search', r)) ?? [],
+      exportRun: (id) => call('RunFileAPI', 'Save', id),
+    },
     worktrees: {
       get: (id) => call('WorktreesAPI', 'Get', id),
       mergePlan: (id) => call('WorktreesAPI', 'MergePlan', id),

@@ -36,6 +36,7 @@ const NEXT: Record<string, Msg> = {
   storage_read_only: m.next_storage_read_only,
   store_corrupt: m.next_store_corrupt,
   store_too_new: m.next_store_too_new,
+  run_imported: m.next_run_imported,
   store_migration_failed: m.next_store_migration_failed,
   audit_key_unavailable: m.next_audit_key_unavailable,
   worktree_unsaved: m.next_worktree_unsaved,
