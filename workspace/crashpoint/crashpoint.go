@@ -9,7 +9,9 @@
 // caller treats like the failed write, fsync or rename it stands for.
 // AGENTHUB_CRASHPOINT_LOG names a file each hit is appended to ("N name"),
 // so a dry run counts the points of a workload and a sweep can name the
-// point it crashed at. Only tests set these variables.
+// point it crashed at. AGENTHUB_CRASHPOINT=@NAME exits at the first hit of
+// the point NAME, for a workload whose count before it varies (a process
+// with background commits). Only tests set these variables.
 //
 // It imports the standard library only, so every layer may call it.
 package crashpoint
@@ -41,6 +43,7 @@ var (
 	cfg   struct {
 		at   int64
 		fail bool
+		name string
 		log  *os.File
 		mu   sync.Mutex
 	}
@@ -50,6 +53,10 @@ func init() {
 	at, logPath := os.Getenv(envAt), os.Getenv(envLog)
 	if at == "" && logPath == "" {
 		return
+	}
+	if name, ok := strings.CutPrefix(at, "@"); ok && name != "" {
+		cfg.name = name // the first hit of this name exits
+		at = ""
 	}
 	if at != "" {
 		n, mode, _ := strings.Cut(at, ":")
@@ -83,6 +90,9 @@ func Hit(name string) error {
 		cfg.mu.Lock()
 		_, _ = fmt.Fprintf(cfg.log, "%d %s\n", n, name)
 		cfg.mu.Unlock()
+	}
+	if cfg.name != "" && name == cfg.name {
+		os.Exit(ExitCode)
 	}
 	if n != cfg.at {
 		return nil
