@@ -83,7 +83,10 @@ func (w *world) write(rel, text string) {
 
 // cli runs one agenthub command in-process, as `agenthub ARGS…` would.
 func (w *world) cli(ctx context.Context, args ...string) (int, string, string) {
-	var out, errOut bytes.Buffer
+	// Synchronised: cli.Main makes its stderr the process's default logger,
+	// so a run of another case going on meanwhile may log into it (a data
+	// race the race detector reported under load).
+	var out, errOut syncBuffer
 	code := runMain(ctx, w.env, &out, &errOut, args...)
 	return code, out.String(), errOut.String()
 }
