@@ -33,6 +33,7 @@ func runDoctor(ctx context.Context, e *Env, args []string) error {
 	}
 	checks := []check{libraryCheck("GTK 3", "libgtk-3.so.0"), libraryCheck("WebKitGTK 4.1", "libwebkit2gtk-4.1.so.0"),
 		displayCheck(e.Getenv), confinementCheck()}
+	checks = append(checks, engineCheck(ctx, e, *home)) // doctor_engine.go
 	checks = append(checks, dataChecks(ctx, e, *home, *integrity)...)
 	checks = append(checks, toolChecks(ctx, e)...)
 	checks = append(checks, modelServerChecks(ctx, e.Getenv)...)
@@ -121,7 +122,8 @@ func dataChecks(ctx context.Context, e *Env, homeFlag string, integrity bool) []
 			fix: "make it writable, or pass --home DIR / set AGENTHUB_HOME"}}
 	}
 	out := []check{{name: "data directory", ok: true, detail: shown + " is writable"}}
-	core, err := api.Open(ctx, api.Config{Home: home, Version: e.Version, Surface: "cli"})
+	// A reader: doctor never recovers or starts runs (issue 16).
+	core, err := api.Open(ctx, api.Config{Home: home, Version: e.Version, Surface: "cli", Role: api.RoleReader})
 	if err != nil {
 		body := api.ErrorOf(err)
 		return append(out, check{name: "SQLite", detail: body.Message + " (" + string(body.Code) + ")", fix: body.Next})

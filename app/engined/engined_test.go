@@ -250,9 +250,15 @@ func TestEngineStartStopStatus(t *testing.T) {
 	if out := b.must("engine", "status", "--json"); !strings.Contains(out, `"running":true`) {
 		t.Fatalf("status --json: %q", out)
 	}
+	if _, out, _ := b.cmd(nil, "doctor"); !strings.Contains(out, fmt.Sprintf("engine: running: pid %d (engine", st.Pid)) {
+		t.Fatalf("doctor does not report the engine:\n%s", out)
+	}
 	b.must("engine", "stop")
 	if _, up := b.status(); up {
 		t.Fatal("the engine still answers after stop")
+	}
+	if _, out, _ := b.cmd(nil, "doctor"); !strings.Contains(out, "engine: not running") {
+		t.Fatalf("doctor after stop:\n%s", out)
 	}
 	// A foreground engine refuses while another owns the data directory.
 	b.must("engine", "start")
