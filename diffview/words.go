@@ -242,13 +242,25 @@ func addSpan(spans []Span, start, end int) []Span {
 
 func tokenize(toks []string, s string) []string {
 	for len(s) > 0 {
-		r, size := utf8.DecodeRuneInString(s)
-		n := size
-		switch {
-		case isWord(r):
-			n = runLen(s, isWord)
-		case unicode.IsSpace(r):
-			n = runLen(s, unicode.IsSpace)
+		n := 1
+		if c := s[0]; c < utf8.RuneSelf {
+			// ASCII, most of any source file: no rune decoding and no
+			// Unicode table look-ups (the word diff's largest cost was here).
+			switch {
+			case asciiWord[c]:
+				n = runLen(s, true)
+			case asciiSpace[c]:
+				n = runLen(s, false)
+			}
+		} else {
+			r, size := utf8.DecodeRuneInString(s)
+			n = size
+			switch {
+			case isWord(r):
+				n = runLen(s, true)
+			case unicode.IsSpace(r):
+				n = runLen(s, false)
+			}
 		}
 		toks = append(toks, s[:n])
 		s = s[n:]
@@ -256,15 +268,39 @@ func tokenize(toks []string, s string) []string {
 	return toks
 }
 
+// asciiWord and asciiSpace are isWord and unicode.IsSpace for ASCII bytes.
+var asciiWord, asciiSpace = func() (w, sp [utf8.RuneSelf]bool) {
+	for c := range utf8.RuneSelf {
+		w[c], sp[c] = isWord(rune(c)), unicode.IsSpace(rune(c))
+	}
+	return w, sp
+}()
+
 func isWord(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
 
-func runLen(s string, in func(rune) bool) int {
-	for i, r := range s {
+// runLen is the length of the run of word runes (words) or space runes at
+// the start of s; ASCII bytes are looked up in a table.
+func runLen(s string, words bool) int {
+	table, in := &asciiSpace, unicode.IsSpace
+	if words {
+		table, in = &asciiWord, isWord
+	}
+	i := 0
+	for i < len(s) {
+		if c := s[i]; c < utf8.RuneSelf {
+			if !table[c] {
+				return i
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
 		if !in(r) {
 			return i
 		}
+		i += size
 	}
-	return len(s)
+	return i
 }
 
 func tokenRunes(toks []string, ids map[string]rune) []rune {
@@ -284,6 +320,16 @@ func tokenRunes(toks []string, ids map[string]rune) []rune {
 }
 
 func utf16Len(s string) int {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return len(s)
+	}
 	n := 0
 	for _, r := range s {
 		if r >= 0x10000 {
