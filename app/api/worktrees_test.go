@@ -339,3 +339,118 @@ func TestParallelWorktreeRuns(t *testing.T) {
 		t.Fatalf("audit kinds %v", kinds)
 	}
 }
+
+// TestWorktreeRunCommitsOnItsBranch: git_commit in a worktree run (always
+// asking) commits on the run's branch; the checkout's branch and files do
+// not move, and the commit is listed as unsaved work of the worktree.
+func TestWorktreeRunCommitsOnItsBranch(t *testing.T) {
+	e := newWTEnv(t)
+	mainHead := gitIn(t, e.checkout, "rev-parse", "HEAD")
+	pb := `version = 1
+name = "commit"
+[[step]]
+say = "writing"
+[[step.call]]
+tool = "write_file"
+args = { path = "feature.txt", content = "feature\n" }
+[[step]]
+say = "committing"
+[[step.call]]
+tool = "git_commit"
+args = { message = "agent: add feature" }
+[[step]]
+expect = ["committed"]
+say = "done"
+`
+	r := e.start(t, pb, IsolationWorktree)
+	asked := map[backend.ActionKind]bool{}
+	for deadline := time.Now().Add(runWait); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		list, err := e.approvals.ForRun(r.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range list {
+			asked[a.Kind] = true
+			if _, err := e.approvals.Decide(backend.Decision{ApprovalID: a.ID, ToolCallID: a.ToolCallID,
+				Kind: backend.ApproveOnce, SubjectHash: a.SubjectHash}); err != nil &&
+				backend.CodeOf(err) != backend.CodeApprovalAlreadyResolved {
+				t.Fatal(err)
+			}
+		}
+		if s, _ := e.runs.Get(r.ID); s.State.Terminal() {
+			break
+		}
+	}
+	end, err := e.runs.Get(r.ID)
+	if err != nil || end.State != backend.RunCompleted {
+		t.Fatalf("run ended %s %+v %v", end.State, end.Failure, err)
+	}
+	if !asked[backend.ActionCommit] {
+		t.Fatalf("git_commit did not ask: %v", asked)
+	}
+	wt := e.core.worktrees().Path(r.ID)
+	if got := gitIn(t, wt, "log", "-1", "--format=%s"); got != "agent: add feature" {
+		t.Fatalf("worktree HEAD commit %q", got)
+	}
+	if got := gitIn(t, wt, "rev-parse", "--abbrev-ref", "HEAD"); got != "agenthub/"+r.ID {
+		t.Fatalf("worktree on %q", got)
+	}
+	if got := gitIn(t, e.checkout, "rev-parse", "HEAD"); got != mainHead {
+		t.Fatal("the checkout's HEAD moved")
+	}
+	if _, err := os.Stat(filepath.Join(e.checkout, "feature.txt")); !os.IsNotExist(err) {
+		t.Fatalf("the commit's file is in the checkout: %v", err)
+	}
+	v, err := e.wts.Get(r.ID)
+	if err != nil || len(v.Unmerged) != 1 || len(v.Uncommitted) != 0 {
+		t.Fatalf("worktree view %+v %v", v, err)
+	}
+}
+
+// TestRunRootFollowsSubAgentsAndResumptions: a sub-agent of a worktree run,
+// and a run resuming that sub-agent, work in the worktree; a run of its own
+// works in the checkout; once the worktree is discarded their root is an
+// error, never the checkout.
+func TestRunRootFollowsSubAgentsAndResumptions(t *testing.T) {
+	e := newWTEnv(t)
+	owner := e.start(t, "version = 1\nname = \"idle\"\n[[step]]\nsay = \"done\"\n", IsolationWorktree)
+	if end := e.approveUntilDone(t, owner.ID); end.State != backend.RunCompleted {
+		t.Fatalf("owner ended %s", end.State)
+	}
+	record := func(payload map[string]any) string {
+		rec := store.RunRecord{ID: backend.NewID(backend.PrefixRun), SessionID: backend.NewID(backend.PrefixSession),
+			WorkspaceID: e.ws.ID, Profile: "demo", AgentID: "demo", Runtime: "script", Task: "t", Actor: "t",
+			Surface: backend.SurfaceEngine}
+		_, err := e.core.store.Do(t.Context(), func(tx *store.Tx) error {
+			if err := tx.CreateSession(rec.SessionID, rec.WorkspaceID, ""); err != nil {
+				return err
+			}
+			_, err := tx.CreateRun(rec, payload)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rec.ID
+	}
+	child := record(map[string]any{"task": "t", "parentRunId": owner.ID})
+	resumed := record(map[string]any{"task": "t", "resumedFrom": child})
+	plain := record(map[string]any{"task": "t"})
+	wt := e.core.worktrees().Path(owner.ID)
+	for _, id := range []string{owner.ID, child, resumed} {
+		if root, err := e.core.runRoot(id, e.ws.ID); err != nil || root != wt {
+			t.Errorf("run %s: root %q %v, want the worktree", id, root, err)
+		}
+	}
+	if root, err := e.core.runRoot(plain, e.ws.ID); err != nil || root != e.checkout {
+		t.Errorf("a run of its own: root %q %v, want the checkout", root, err)
+	}
+	if _, err := e.wts.Discard(owner.ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{owner.ID, child, resumed} {
+		if root, err := e.core.runRoot(id, e.ws.ID); err == nil {
+			t.Errorf("run %s: root %q after the discard", id, root)
+		}
+	}
+}
