@@ -193,6 +193,7 @@ export type FailureCode =
   | 'not_ready'
   | 'engine_unavailable'
   | 'run_already_resumed'
+  | 'window_unavailable'
   | 'storage_full'
   | 'storage_read_only'
   | 'store_corrupt'
@@ -223,6 +224,7 @@ export const FAILURE_CODES: readonly FailureCode[] = [
   'not_ready',
   'engine_unavailable',
   'run_already_resumed',
+  'window_unavailable',
   'storage_full',
   'storage_read_only',
   'store_corrupt',
@@ -257,6 +259,8 @@ export const FailureCodes = {
   CodeEngineUnavailable: 'engine_unavailable',
   /** CodeRunAlreadyResumed: a run can be resumed once; the message names the run that continues it. */
   CodeRunAlreadyResumed: 'run_already_resumed',
+  /** CodeWindowUnavailable: `agenthub window` found no window binary (agenthub-window) beside the CLI binary, or could not start it. */
+  CodeWindowUnavailable: 'window_unavailable',
   /** the disk (or a quota) is full */
   CodeStorageFull: 'storage_full',
   /** the file, directory or filesystem is read-only */
@@ -470,6 +474,7 @@ export const RECOVERY: Readonly<Record<FailureCode, string>> = {
   not_ready: 'Wait a moment for AgentHub to finish starting; if it persists, restart it.',
   engine_unavailable: 'Check the engine with agenthub engine status and its log engine.log in the data directory; start it with agenthub engine start.',
   run_already_resumed: 'Follow the run that continues it (agenthub runs show RUN names it), or start a new run.',
+  window_unavailable: 'Build it beside agenthub with `make build`, or use browser mode: `agenthub serve`.',
   storage_full: 'Free disk space where the data directory is, then try again.',
   storage_read_only: 'Make the data directory and its files writable, or pass --home DIR.',
   store_corrupt: 'Run `agenthub doctor`; restore the database from its newest backup in the data directory.',
