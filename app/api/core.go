@@ -58,6 +58,9 @@ type Core struct {
 
 	openReq opener // what the window was asked to show (open.go)
 
+	// changes carries system.changed to every-run subscribers (changes.go).
+	changes *changeHub
+
 	// view is set on a core made by [Core.View]: it shares the opened
 	// services and its Close releases nothing.
 	view bool
@@ -74,7 +77,7 @@ const DBFile = "agenthub.db"
 // which the window does so that its single-instance check runs before the
 // database is touched.
 func New(cfg Config) *Core {
-	return &Core{cfg: cfg, actor: osUser(), log: slog.Default(), opened: make(chan struct{})}
+	return &Core{cfg: cfg, actor: osUser(), log: slog.Default(), opened: make(chan struct{}), changes: newChangeHub()}
 }
 
 // Open prepares the data directory and opens the store (running migrations).

@@ -161,6 +161,9 @@ func (c *Core) Subscribe(ctx context.Context, runID string, after int64) (<-chan
 			return nil, err
 		}
 	}
+	if runID == "" {
+		return c.withChanges(ctx, c.engine.Subscribe(ctx, runID, after)), nil
+	}
 	return c.engine.Subscribe(ctx, runID, after), nil
 }
 

@@ -66,5 +66,6 @@ func (s *SettingsAPI) Set(in Settings) (Settings, error) {
 	if err := db.SetSetting(ctx, "language", in.Language); err != nil {
 		return Settings{}, err
 	}
+	s.core.changed("settings")
 	return in, nil
 }

@@ -56,6 +56,7 @@ func (w *WorkspacesAPI) Add(path string) (backend.Workspace, error) {
 	if err := db.AddWorkspace(context.Background(), ws, w.core.By()); err != nil {
 		return backend.Workspace{}, err
 	}
+	w.core.changed("workspaces")
 	return ws, nil
 }
 
@@ -65,7 +66,11 @@ func (w *WorkspacesAPI) Remove(id string) error {
 	if err != nil {
 		return err
 	}
-	return db.RemoveWorkspace(context.Background(), id, w.core.By())
+	if err := db.RemoveWorkspace(context.Background(), id, w.core.By()); err != nil {
+		return err
+	}
+	w.core.changed("workspaces")
+	return nil
 }
 
 // PickDirectory opens the native directory dialog (window only).

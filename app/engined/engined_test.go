@@ -1,10 +1,12 @@
 package engined_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -399,4 +401,63 @@ func TestSecondCtrlCCancels(t *testing.T) {
 	if list := b.runs(); len(list) != 1 || list[0].State != "Cancelled" {
 		t.Fatalf("after two Ctrl-C the run should be cancelled: %+v", list)
 	}
+}
+
+// TestSocketStreamSeesChangesFromTheCLI: a client of the socket's event
+// stream (what the window and browser tabs use) sees a workspace added from
+// the command line as system.changed, and a run started from the command
+// line as its events, without reloading; the socket needs no token.
+func TestSocketStreamSeesChangesFromTheCLI(t *testing.T) {
+	b := newBox(t)
+	b.must("engine", "start")
+	c, err := engineclient.Dial(b.home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, engineclient.URL("/api/stream"), nil)
+	resp, err := c.HTTP.Do(req)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /api/stream over the socket: %v %v", resp, err)
+	}
+	defer resp.Body.Close()
+	lines := make(chan string, 1024)
+	go func() {
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	expect := func(what string, match func(string) bool) {
+		t.Helper()
+		deadline := time.After(wait)
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					t.Fatalf("the stream ended before %s", what)
+				}
+				if match(l) {
+					return
+				}
+			case <-deadline:
+				t.Fatalf("no %s on the stream", what)
+			}
+		}
+	}
+	ws := gitWorkspace(t)
+	b.must("workspace", "add", ws)
+	expect("system.changed for workspaces", func(l string) bool {
+		return strings.HasPrefix(l, "data: ") && strings.Contains(l, `"type":"system.changed"`) &&
+			strings.Contains(l, `"what":"workspaces"`)
+	})
+	if code, out, errOut := b.cmd(nil, "run", "--workspace", ws, "show me around"); code != cli.ExitWaiting {
+		t.Fatalf("run: %d %s%s", code, out, errOut)
+	}
+	expect("the CLI run's approval request", func(l string) bool {
+		return strings.Contains(l, `"type":"run.approval.requested"`)
+	})
 }

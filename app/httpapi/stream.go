@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"agenthub/app/api"
 	"agenthub/backend"
 )
 
@@ -86,7 +87,9 @@ func writeEvent(w http.ResponseWriter, runID string, ev backend.Event) {
 	if err != nil {
 		return
 	}
-	if ev.Type != backend.EvSystemGap { // a gap carries no sequence of its own (EV10)
+	// A gap carries no sequence of its own (EV10), nor does system.changed:
+	// neither may move the client's resume cursor.
+	if ev.Type != backend.EvSystemGap && ev.Type != api.EvSystemChanged {
 		if runID == "" {
 			fmt.Fprintf(w, "id: %s:%d\n", ev.RunID, ev.Sequence)
 		} else {

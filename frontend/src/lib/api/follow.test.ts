@@ -52,4 +52,22 @@ describe('followEvents', () => {
     await settle();
     expect(mem.calls).toEqual([]);
   });
+
+  it('hands system.changed to onSystem and never to the sequencer', async () => {
+    const mem = createMemoryApi();
+    let h: StreamHandlers | null = null;
+    const got: number[] = [];
+    const changed: string[] = [];
+    followEvents(
+      { runs: mem.runs, events: { subscribe: (x: StreamHandlers) => ((h = x), () => {}) } },
+      { deliver: (_r, evs) => got.push(...evs.map((e) => e.sequence)), onSystem: (w) => changed.push(w) },
+    );
+    h!.onStatus?.('open');
+    const sys = { ...ev('', 0), type: 'system.changed', payload: { what: 'workspaces' } } as RunEvent;
+    h!.onEvents([ev('run_1', 1), sys, ev('run_1', 2)]);
+    await settle();
+    expect(changed).toEqual(['workspaces']);
+    expect(got).toEqual([1, 2]);
+    expect(mem.calls).toEqual([]);
+  });
 });

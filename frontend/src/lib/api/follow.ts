@@ -10,6 +10,12 @@ export interface FollowOptions {
   deliver(runId: string, events: RunEvent[]): void;
   onStatus?: StreamHandlers['onStatus'];
   onError?(err: ApiError | unknown): void;
+  /**
+   * Something outside the runs changed (workspaces, settings, profiles),
+   * whoever changed it: the engine's system.changed, which has no run and
+   * no sequence, so it never reaches the sequencer.
+   */
+  onSystem?(what: string): void;
 }
 
 export interface Follower {
@@ -23,7 +29,13 @@ export function followEvents(api: Pick<Api, 'events' | 'runs'>, o: FollowOptions
   const seq = new Sequencer({ runs: api.runs, deliver: o.deliver, onError: o.onError });
   let interrupted = false;
   const stop = api.events.subscribe({
-    onEvents: (batch) => seq.push(batch),
+    onEvents: (batch) => {
+      const runs = batch.filter((e) => e.type !== 'system.changed');
+      for (const e of batch) {
+        if (e.type === 'system.changed') o.onSystem?.((e.payload as { what?: string } | null)?.what ?? '');
+      }
+      if (runs.length > 0) seq.push(runs);
+    },
     onStatus(status) {
       if (status === 'reconnecting') interrupted = true;
       if (status === 'open' && interrupted) {

@@ -15,6 +15,8 @@ export class ReviewState {
   readonly approvals: ApprovalsState;
   view = $state<View>({ name: 'home' });
   stream = $state<'connecting' | 'open' | 'reconnecting' | 'closed'>('connecting');
+  /** Called with what changed outside the runs (system.changed), to reload it. */
+  onSystemChange: ((what: string) => void) | null = null;
 
   #api: Pick<Api, 'runs' | 'approvals' | 'events'>;
   #timelines = new Map<string, TimelineState>();
@@ -31,6 +33,7 @@ export class ReviewState {
   async start(): Promise<void> {
     this.#follower = followEvents(this.#api, {
       deliver: (runId, events) => this.deliver(runId, events),
+      onSystem: (what) => this.onSystemChange?.(what),
       onStatus: (s) => {
         if (s === 'reconnecting') this.#reconnected = true;
         if (s === 'open' && this.#reconnected) {
