@@ -228,6 +228,17 @@ func (w *WorktreesAPI) locate(ctx context.Context, runID string) (located, error
 		wt: worktree.Worktree{ID: rec.RunID, Path: m.Path(rec.RunID), Branch: rec.Branch, Base: rec.Base}}, nil
 }
 
+// closed reports whether the worktree was merged or discarded: nothing is
+// left to act on.
+func (l located) closed() bool {
+	return l.rec.State == store.WorktreeMerged || l.rec.State == store.WorktreeDiscarded
+}
+
+func (l located) closedError() error {
+	return &backend.Error{Code: backend.CodeConflict,
+		Message: fmt.Sprintf("the worktree of run %s was already %s", l.rec.RunID, l.rec.State)}
+}
+
 // Get returns a run's worktree and its unsaved work.
 func (w *WorktreesAPI) Get(runID string) (WorktreeView, error) {
 	ctx := context.Background()
@@ -240,7 +251,7 @@ func (w *WorktreesAPI) Get(runID string) (WorktreeView, error) {
 
 func (w *WorktreesAPI) view(ctx context.Context, l located) (WorktreeView, error) {
 	v := WorktreeView{WorktreeRecord: l.rec}
-	if l.rec.State == store.WorktreeMerged || l.rec.State == store.WorktreeDiscarded {
+	if l.closed() {
 		return v, nil
 	}
 	st, err := w.core.worktrees().State(ctx, l.checkout, l.wt)
@@ -305,9 +316,8 @@ func (w *WorktreesAPI) ended(ctx context.Context, l located) error {
 	if err := w.core.writable(); err != nil {
 		return err
 	}
-	if l.rec.State == store.WorktreeMerged || l.rec.State == store.WorktreeDiscarded {
-		return &backend.Error{Code: backend.CodeConflict,
-			Message: fmt.Sprintf("the worktree of run %s was already %s", l.rec.RunID, l.rec.State)}
+	if l.closed() {
+		return l.closedError()
 	}
 	r, err := w.core.store.Run(ctx, l.rec.RunID)
 	if err != nil {
@@ -457,9 +467,8 @@ func (w *WorktreesAPI) MergePlan(runID string) (MergePlan, error) {
 }
 
 func (w *WorktreesAPI) plan(ctx context.Context, l located) (MergePlan, error) {
-	if l.rec.State == store.WorktreeMerged || l.rec.State == store.WorktreeDiscarded {
-		return MergePlan{}, &backend.Error{Code: backend.CodeConflict,
-			Message: fmt.Sprintf("the worktree of run %s was already %s", l.rec.RunID, l.rec.State)}
+	if l.closed() {
+		return MergePlan{}, l.closedError()
 	}
 	changes, err := w.core.worktrees().Changes(ctx, l.wt)
 	if err != nil {
