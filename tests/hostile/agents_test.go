@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -69,7 +70,9 @@ func hostileMCP() *sdk.Server {
 // command: Codex (its escalated commands and its own patch writes), stdio
 // MCP servers, and a generic ACP agent's environment (issue 14, the
 // remainder of items 6 and the confinement). Every approval is approved,
-// so only the confinement and the key handling stand in the way.
+// so only the confinement and the key handling stand in the way. Cases run
+// on goroutines, not t.Parallel: parallel subtests wait for one of
+// -parallel's slots (2 on this machine), which the long categories hold.
 func playAgentProcs(t *testing.T, l *ledger) {
 	t.Run("codex", func(t *testing.T) {
 		bin, ok := pinnedCLI(t, l, "AGENTHUB_CODEX_BIN", "codex", "codex", "agent/codex/")
@@ -85,6 +88,7 @@ func playAgentProcs(t *testing.T, l *ledger) {
 // escalation the reviewer approved), and a patch to an absolute path
 // outside the workspace, both approved.
 func playCodexConfined(t *testing.T, l *ledger, bin string) {
+	var wg sync.WaitGroup
 	for _, c := range []struct {
 		name string
 		call func(target string) codextest.Call
@@ -96,24 +100,26 @@ func playCodexConfined(t *testing.T, l *ledger, bin string) {
 			return codextest.ApplyPatch("call_p1", "*** Begin Patch\n*** Add File: "+target+"\n+pwned\n*** End Patch\n")
 		}},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			w := newWorld(t)
-			target := filepath.Join(w.outside, "codex-"+c.name+".txt")
-			srv := codextest.New(codextest.Turn{Calls: []codextest.Call{c.call(target)}}, codextest.Turn{Text: []string{"Done."}})
-			t.Cleanup(srv.Close)
-			w.putProfile("cx", fmt.Sprintf("name = \"cx\"\nruntime = \"codex\"\nbase_url = %q\nmodel = \"gpt-5.5\"\n"+
-				"command = %q\nrun_timeout = \"2m\"\n[stop]\nmax_rounds = 12\n", srv.URL+"/v1", bin))
-			res := w.run("cx", "approve", 3*time.Minute, nil)
-			_, err := os.Stat(target)
-			if len(srv.ModelRequests()) < 2 && os.IsNotExist(err) && !res.hung {
-				t.Fatalf("Codex made %d model requests: the case did not play (exit %d): %s",
-					len(srv.ModelRequests()), res.code, lastLine(res.stderr))
-			}
-			l.check(t, "agent/codex/"+c.name, !res.hung && os.IsNotExist(err),
-				"Codex wrote outside the workspace (stat: %v; hung %v, ended %q)", err, res.hung, terminal(res.events))
+		wg.Go(func() {
+			t.Run(c.name, func(t *testing.T) {
+				w := newWorld(t)
+				target := filepath.Join(w.outside, "codex-"+c.name+".txt")
+				srv := codextest.New(codextest.Turn{Calls: []codextest.Call{c.call(target)}}, codextest.Turn{Text: []string{"Done."}})
+				t.Cleanup(srv.Close)
+				w.putProfile("cx", fmt.Sprintf("name = \"cx\"\nruntime = \"codex\"\nbase_url = %q\nmodel = \"gpt-5.5\"\n"+
+					"command = %q\nrun_timeout = \"2m\"\n[stop]\nmax_rounds = 12\n", srv.URL+"/v1", bin))
+				res := w.run("cx", "approve", 3*time.Minute, nil)
+				_, err := os.Stat(target)
+				if len(srv.ModelRequests()) < 2 && os.IsNotExist(err) && !res.hung {
+					t.Fatalf("Codex made %d model requests: the case did not play (exit %d): %s",
+						len(srv.ModelRequests()), res.code, lastLine(res.stderr))
+				}
+				l.check(t, "agent/codex/"+c.name, !res.hung && os.IsNotExist(err),
+					"Codex wrote outside the workspace (stat: %v; hung %v, ended %q)", err, res.hung, terminal(res.events))
+			})
 		})
 	}
+	wg.Wait()
 }
 
 // playMCPConfined: a stdio MCP server's tool, called with every approval
@@ -134,6 +140,7 @@ func playMCPConfined(t *testing.T, l *ledger) {
 			_ = c.Close()
 		}
 	}()
+	var wg sync.WaitGroup
 	for _, c := range []struct {
 		name, tool, args string
 		escaped          func(w *world, target string, res runResult, saw string) bool
@@ -150,35 +157,37 @@ func playMCPConfined(t *testing.T, l *ledger) {
 			return strings.Contains(saw, "CONNECTED")
 		}},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			w := newWorld(t)
-			target := filepath.Join(w.outside, "mcp-"+c.name+".txt")
-			if c.name == "write-home" {
-				target = filepath.Join(w.home, "mcp-planted.txt") // AgentHub's own data directory
-			}
-			if c.name == "connect-out" {
-				target = ln.Addr().String()
-			}
-			srv := llmtest.NewOpenAI(
-				llmtest.Turn{Calls: []llmtest.Call{{ID: "call_m1", Name: c.tool, Args: []string{fmt.Sprintf(c.args, target)}}}},
-				llmtest.Turn{Text: []string{"Done."}},
-			)
-			t.Cleanup(srv.Close)
-			w.putProfile("mc", fmt.Sprintf("name = \"mc\"\nruntime = \"native\"\nprovider = \"openai\"\nbase_url = %q\n"+
-				"model = \"test-model\"\nrun_timeout = \"1m\"\n"+
-				"[[mcp_servers]]\nname = \"evil\"\ncommand = %q\nargs = [%q]\n"+patientStop, srv.URL+"/v1", self, mcpServerArg))
-			res := w.run("mc", "approve", 2*time.Minute, nil)
-			reqs := srv.Requests()
-			if len(reqs) < 2 {
-				t.Fatalf("the model made %d requests: the tool was not called (exit %d): %s", len(reqs), res.code, lastLine(res.stderr))
-			}
-			saw := string(reqs[1].Raw)
-			l.check(t, "agent/mcp/"+c.name, !res.hung && !c.escaped(w, target, res, saw),
-				"the MCP server reached past its confinement (hung %v, ended %q): the model saw %.300s",
-				res.hung, terminal(res.events), saw)
+		wg.Go(func() {
+			t.Run(c.name, func(t *testing.T) {
+				w := newWorld(t)
+				target := filepath.Join(w.outside, "mcp-"+c.name+".txt")
+				if c.name == "write-home" {
+					target = filepath.Join(w.home, "mcp-planted.txt") // AgentHub's own data directory
+				}
+				if c.name == "connect-out" {
+					target = ln.Addr().String()
+				}
+				srv := llmtest.NewOpenAI(
+					llmtest.Turn{Calls: []llmtest.Call{{ID: "call_m1", Name: c.tool, Args: []string{fmt.Sprintf(c.args, target)}}}},
+					llmtest.Turn{Text: []string{"Done."}},
+				)
+				t.Cleanup(srv.Close)
+				w.putProfile("mc", fmt.Sprintf("name = \"mc\"\nruntime = \"native\"\nprovider = \"openai\"\nbase_url = %q\n"+
+					"model = \"test-model\"\nrun_timeout = \"1m\"\n"+
+					"[[mcp_servers]]\nname = \"evil\"\ncommand = %q\nargs = [%q]\n"+patientStop, srv.URL+"/v1", self, mcpServerArg))
+				res := w.run("mc", "approve", 2*time.Minute, nil)
+				reqs := srv.Requests()
+				if len(reqs) < 2 {
+					t.Fatalf("the model made %d requests: the tool was not called (exit %d): %s", len(reqs), res.code, lastLine(res.stderr))
+				}
+				saw := string(reqs[1].Raw)
+				l.check(t, "agent/mcp/"+c.name, !res.hung && !c.escaped(w, target, res, saw),
+					"the MCP server reached past its confinement (hung %v, ended %q): the model saw %.300s",
+					res.hung, terminal(res.events), saw)
+			})
 		})
 	}
+	wg.Wait()
 }
 
 // playACPKey: a generic ACP agent (the scripted agent, a real process)
@@ -188,37 +197,40 @@ func playMCPConfined(t *testing.T, l *ledger) {
 func playACPKey(t *testing.T, l *ledger) {
 	self, err := os.Executable()
 	must(t, err)
+	var wg sync.WaitGroup
 	for _, c := range []struct{ name, extra string }{
 		{"key-in-env-openai", "model_protocol = \"openai\"\n"},
 		{"key-in-env-anthropic", "model_protocol = \"anthropic\"\n"},
 		{"key-in-env-no-protocol", ""},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			w := newWorld(t)
-			key := "gw-" + entropy("acp-"+c.name, hexLow, 40)
-			w.env["HOSTILE_ACP_KEY"] = key
-			cmd, err := acptest.WriteScript(t.TempDir(), self, acptest.Script{Steps: []acptest.Step{
-				{Dump: "env-dump.txt"}, {Say: "done"}}})
-			must(t, err)
-			quoted := make([]string, len(cmd))
-			for i, a := range cmd {
-				quoted[i] = fmt.Sprintf("%q", a)
-			}
-			w.putProfile("ag", "name = \"ag\"\nruntime = \"acp\"\ncommand = ["+strings.Join(quoted, ", ")+"]\n"+
-				"key_env = \"HOSTILE_ACP_KEY\"\n"+c.extra+"run_timeout = \"1m\"\n"+
-				"accept_advisory = [\"write\", \"patch\", \"shell\", \"network\"]\n")
-			res := w.run("ag", "approve", 2*time.Minute, nil)
-			dump, derr := os.ReadFile(filepath.Join(w.ws, "env-dump.txt"))
-			if c.extra != "" && derr != nil {
-				t.Fatalf("the agent wrote no dump (exit %d, %s): %s", res.code, failure(res.events), lastLine(res.stderr+res.stdout))
-			}
-			where := secretLeaks(w.dataFiles(), res.stdout, "", key)
-			if strings.Contains(string(dump), key) {
-				where = append(where, "the agent's environment")
-			}
-			l.check(t, "agent/acp/"+c.name, !res.hung && len(where) == 0,
-				"the profile's key reached: %s (hung %v, ended %q)", strings.Join(where, ", "), res.hung, terminal(res.events))
+		wg.Go(func() {
+			t.Run(c.name, func(t *testing.T) {
+				w := newWorld(t)
+				key := "gw-" + entropy("acp-"+c.name, hexLow, 40)
+				w.env["HOSTILE_ACP_KEY"] = key
+				cmd, err := acptest.WriteScript(t.TempDir(), self, acptest.Script{Steps: []acptest.Step{
+					{Dump: "env-dump.txt"}, {Say: "done"}}})
+				must(t, err)
+				quoted := make([]string, len(cmd))
+				for i, a := range cmd {
+					quoted[i] = fmt.Sprintf("%q", a)
+				}
+				w.putProfile("ag", "name = \"ag\"\nruntime = \"acp\"\ncommand = ["+strings.Join(quoted, ", ")+"]\n"+
+					"key_env = \"HOSTILE_ACP_KEY\"\n"+c.extra+"run_timeout = \"1m\"\n"+
+					"accept_advisory = [\"write\", \"patch\", \"shell\", \"network\"]\n")
+				res := w.run("ag", "approve", 2*time.Minute, nil)
+				dump, derr := os.ReadFile(filepath.Join(w.ws, "env-dump.txt"))
+				if c.extra != "" && derr != nil {
+					t.Fatalf("the agent wrote no dump (exit %d, %s): %s", res.code, failure(res.events), lastLine(res.stderr+res.stdout))
+				}
+				where := secretLeaks(w.dataFiles(), res.stdout, "", key)
+				if strings.Contains(string(dump), key) {
+					where = append(where, "the agent's environment")
+				}
+				l.check(t, "agent/acp/"+c.name, !res.hung && len(where) == 0,
+					"the profile's key reached: %s (hung %v, ended %q)", strings.Join(where, ", "), res.hung, terminal(res.events))
+			})
 		})
 	}
+	wg.Wait()
 }
