@@ -17,6 +17,8 @@ type AuditSaved struct {
 	Entries  int    `json:"entries"`
 	Verified bool   `json:"verified"`
 	Head     string `json:"head"`
+	Filtered bool   `json:"filtered,omitempty"` // only the entries the active filters match
+	Total    int    `json:"total,omitempty"`    // the entries of the whole chain, when filtered
 }
 
 // AuditFileAPI saves the audit export (see [ExportAudit]) to a file the user
@@ -41,9 +43,9 @@ func AuditExportName(t time.Time) string {
 
 // AuditExportBytes renders the whole export in memory, so that a failure
 // never leaves half a file or half a response, and counts its entries.
-func AuditExportBytes(a *AuditAPI) ([]byte, AuditVerify, int, error) {
+func AuditExportBytes(a *AuditAPI, f AuditFilter) ([]byte, AuditVerify, int, error) {
 	var buf bytes.Buffer
-	v, err := ExportAudit(a, &buf)
+	v, err := ExportAuditFiltered(a, &buf, f)
 	if err != nil {
 		return nil, v, 0, err
 	}
@@ -51,13 +53,14 @@ func AuditExportBytes(a *AuditAPI) ([]byte, AuditVerify, int, error) {
 	return buf.Bytes(), v, bytes.Count(buf.Bytes(), []byte("\n")) - 1, nil
 }
 
-// Save asks where to save the export, then writes it there atomically.
-func (f *AuditFileAPI) Save() (AuditSaved, error) {
+// Save asks where to save the export of the entries filter matches (the
+// view's active filters), then writes it there atomically.
+func (f *AuditFileAPI) Save(filter AuditFilter) (AuditSaved, error) {
 	if f.pick == nil {
 		return AuditSaved{}, backend.Errorf(backend.CodeInvalidInput,
 			"the save dialog exists only in the desktop window; download the export in the browser instead")
 	}
-	data, v, n, err := AuditExportBytes(f.audit)
+	data, v, n, err := AuditExportBytes(f.audit, filter)
 	if err != nil {
 		return AuditSaved{}, err
 	}
@@ -65,13 +68,22 @@ func (f *AuditFileAPI) Save() (AuditSaved, error) {
 	if err != nil {
 		return AuditSaved{}, fmt.Errorf("choose where to save the audit export: %w", err)
 	}
+	total := n
+	if filter.Active() {
+		all, err := f.audit.List(AuditFilter{})
+		if err != nil {
+			return AuditSaved{}, err
+		}
+		total = len(all)
+	}
 	if path == "" {
-		return AuditSaved{Entries: n, Verified: v.OK, Head: v.Head}, nil
+		return AuditSaved{Entries: n, Verified: v.OK, Head: v.Head, Filtered: filter.Active(), Total: total}, nil
 	}
 	if err := writeAtomic(path, data); err != nil {
 		return AuditSaved{}, &backend.Error{Code: backend.CodeInvalidInput, Err: err,
 			Message: "the audit export could not be saved as " + filepath.Base(path) + ": " + safeReason(err),
 			Next:    "Choose a folder you can write to and try again."}
 	}
-	return AuditSaved{Saved: true, File: filepath.Base(path), Entries: n, Verified: v.OK, Head: v.Head}, nil
+	return AuditSaved{Saved: true, File: filepath.Base(path), Entries: n, Verified: v.OK, Head: v.Head,
+		Filtered: filter.Active(), Total: total}, nil
 }

@@ -19,7 +19,9 @@ func (s *Server) reviewRoutes(mux *http.ServeMux) {
 		reply(w, v, err)
 	})
 	mux.HandleFunc("GET /api/audit/export", func(w http.ResponseWriter, r *http.Request) {
-		data, _, _, err := api.AuditExportBytes(s.audit)
+		q := r.URL.Query() // the view's active filters: the export follows them
+		data, _, _, err := api.AuditExportBytes(s.audit, api.AuditFilter{RunID: q.Get("runId"), Actor: q.Get("actor"),
+			Kind: q.Get("kind"), WorkspaceID: q.Get("workspaceId"), From: q.Get("from"), To: q.Get("to")})
 		if err != nil {
 			writeError(w, err, 0)
 			return

@@ -83,10 +83,11 @@ export interface AuditAPI {
   list(filter: AuditFilter): Promise<AuditEntry[]>;
   verify(): Promise<AuditVerify>;
   /**
-   * Exports the whole chain as JSON lines: the window asks where to save it
+   * Exports the entries filter matches (all when absent) as JSON lines, the
+   * last line saying which filter and of how many: the window asks where to save it
    * (saved is false when the dialog was cancelled), the browser downloads it.
    */
-  export(): Promise<AuditExport>;
+  export(filter?: AuditFilter): Promise<AuditExport>;
 }
 
 /** The worktrees of worktree runs: merge back, keep, discard, push (docs/TOOLS.md#worktree-runs). */

@@ -39,13 +39,15 @@ export function dispositionName(header: string | null, fallback: string): string
   return name && !/[\\/]/.test(name) ? name : fallback;
 }
 
-/** Reads the export's last line ({chainHead, entries, verified}). */
-function exportSummary(text: string): { entries: number; verified: boolean; head: string } {
+/** Reads the export's last line ({chainHead, entries, verified, filter?, total?}). */
+function exportSummary(text: string): { entries: number; verified: boolean; head: string; filtered?: boolean; total?: number } {
   const last = text.trimEnd().split('\n').at(-1) ?? '';
   try {
-    const v = JSON.parse(last) as { chainHead?: unknown; entries?: unknown; verified?: unknown };
+    const v = JSON.parse(last) as { chainHead?: unknown; entries?: unknown; verified?: unknown; filter?: unknown; total?: unknown };
     if (typeof v.entries === 'number' && typeof v.verified === 'boolean') {
-      return { entries: v.entries, verified: v.verified, head: typeof v.chainHead === 'string' ? v.chainHead : '' };
+      const head = typeof v.chainHead === 'string' ? v.chainHead : '';
+      if (v.filter && typeof v.total === 'number') return { entries: v.entries, verified: v.verified, head, filtered: true, total: v.total };
+      return { entries: v.entries, verified: v.verified, head };
     }
   } catch {
     // fall through
@@ -147,8 +149,12 @@ export function createHttpApi(opts: HttpOptions = {}): Api {
     audit: {
       list: (f) => request('GET', `/api/audit${q({ runId: f.runId, actor: f.actor, kind: f.kind })}`),
       verify: () => request('GET', '/api/audit/verify'),
-      async export() {
-        const res = await send('GET', '/api/audit/export', 'application/x-ndjson, application/json');
+      async export(f) {
+        const res = await send(
+          'GET',
+          `/api/audit/export${q({ runId: f?.runId, actor: f?.actor, kind: f?.kind, workspaceId: f?.workspaceId, from: f?.from, to: f?.to })}`,
+          'application/x-ndjson, application/json',
+        );
         const text = await res.text();
         if (!res.ok) throw failure(res, parseJSON(text));
         const summary = exportSummary(text);

@@ -201,10 +201,22 @@ export function createMemoryApi(o: MemoryApiOptions = {}): MemoryApi {
           ),
         ),
       verify: () => rec('audit.verify', [], verify),
-      export: () =>
-        rec('audit.export', [], () => {
+      export: (f) =>
+        rec('audit.export', f ? [f] : [], () => {
           const v = verify();
-          return { saved: true, file: 'agenthub-audit.jsonl', entries: audit.length, verified: v.ok, head: v.head };
+          const active = !!f && Object.values(f).some(Boolean);
+          const n = active
+            ? audit.filter(
+                (e) =>
+                  (!f.runId || e.runId === f.runId) &&
+                  (!f.actor || e.actor === f.actor) &&
+                  (!f.kind || e.kind === f.kind) &&
+                  (!f.from || e.at >= f.from) &&
+                  (!f.to || e.at < f.to),
+              ).length
+            : audit.length;
+          const out = { saved: true, file: 'agenthub-audit.jsonl', entries: n, verified: v.ok, head: v.head };
+          return active ? { ...out, filtered: true, total: audit.length } : out;
         }),
     },
     events: {

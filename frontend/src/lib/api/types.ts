@@ -241,6 +241,10 @@ export interface AuditFilter {
   runId?: string;
   actor?: string;
   kind?: string;
+  workspaceId?: string;
+  /** Timestamps (RFC 3339); to is exclusive. */
+  from?: string;
+  to?: string;
 }
 
 export interface AuditVerify {
@@ -310,4 +314,7 @@ export interface AuditExport {
   entries: number;
   verified: boolean;
   head: string;
+  /** Only the entries the active filters matched, of total in the chain. */
+  filtered?: boolean;
+  total?: number;
 }

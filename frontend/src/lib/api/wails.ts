@@ -82,7 +82,7 @@ export function createWailsApi(win: WailsWindow): Api {
     audit: {
       list: async (f) => (await call<import('./types').AuditEntry[] | null>('AuditAPI', 'List', f)) ?? [],
       verify: () => call('AuditAPI', 'Verify'),
-      export: () => call('AuditFileAPI', 'Save'),
+      export: (f) => call('AuditFileAPI', 'Save', f ?? {}),
     },
     history: {
       search: async (r) => (await call<import('./history').SearchResult[] | null>('SearchAPI', 'Search', r)) ?? [],

@@ -2,7 +2,7 @@
 // filters (workspace, run, actor, action, time) and the export. The list is
 // read whole and filtered here, so the filter choices always offer every
 // value the chain holds; AuditAPI.List reads the whole chain either way.
-import { toApiError, type Api, type ApiError, type AuditEntry, type AuditExport, type AuditVerify } from '../api';
+import { toApiError, type Api, type ApiError, type AuditEntry, type AuditExport, type AuditFilter, type AuditVerify } from '../api';
 
 export interface AuditFilters {
   workspaceId: string;
@@ -29,6 +29,24 @@ export function entryWorkspace(e: AuditEntry, runWorkspace: (runId: string) => s
 /** A `datetime-local` value as epoch ms (local time); NaN when empty or invalid. */
 export function localTime(v: string): number {
   return v ? new Date(v).getTime() : NaN;
+}
+
+/**
+ * The view's filters as the export takes them: the same entries the list
+ * shows (times in UTC, a bound without seconds covering its whole minute,
+ * the upper one exclusive); undefined when nothing is filtered.
+ */
+export function exportFilter(f: AuditFilters): AuditFilter | undefined {
+  const out: AuditFilter = {};
+  if (f.runId) out.runId = f.runId;
+  if (f.actor) out.actor = f.actor;
+  if (f.kind) out.kind = f.kind;
+  if (f.workspaceId) out.workspaceId = f.workspaceId;
+  const from = localTime(f.from);
+  if (!Number.isNaN(from)) out.from = new Date(from).toISOString();
+  const to = localTime(f.to);
+  if (!Number.isNaN(to)) out.to = new Date(to + (f.to.length === 16 ? 60_000 : 1)).toISOString();
+  return Object.keys(out).length ? out : undefined;
 }
 
 /** The entries that pass every filter, newest first. */
@@ -117,7 +135,7 @@ export class AuditState {
     this.exportError = null;
     this.exported = null;
     try {
-      this.exported = await this.#api.audit.export();
+      this.exported = await this.#api.audit.export(exportFilter(this.filters));
     } catch (err) {
       this.exportError = toApiError(err);
     } finally {
