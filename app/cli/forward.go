@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -172,11 +173,26 @@ func absArgs(args []string, cwd, home string) []string {
 			} else {
 				out[i] = a
 			}
+		case strings.HasPrefix(args[i-1], "-") && !strings.Contains(args[i-1], "=") && looksLikeFile(a):
+			out[i] = filepath.Join(cwd, a) // a flag's file that does not exist yet: -o out.zip
 		default:
 			out[i] = absPath(a, cwd)
 		}
 	}
 	return out
+}
+
+// fileName is a bare file name with an extension (out.zip, audit.jsonl).
+var fileName = regexp.MustCompile(`^[A-Za-z0-9_.-]+\.[A-Za-z0-9]{1,8}$`)
+
+// looksLikeFile reports whether a flag's value names a file to create: a
+// relative path with a directory (out/x.zip) or a file name with an
+// extension; never a URL, a time or a text.
+func looksLikeFile(a string) bool {
+	if a == "" || filepath.IsAbs(a) || strings.ContainsAny(a, " :\n\t") {
+		return false
+	}
+	return strings.Contains(a, "/") || fileName.MatchString(a)
 }
 
 func absPath(a, cwd string) string {
