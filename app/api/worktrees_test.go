@@ -15,6 +15,7 @@ import (
 
 	"agenthub/backend"
 	"agenthub/backend/store"
+	"agenthub/workspace"
 )
 
 // runWait is the deadline of every wait here: the machine is shared and
@@ -452,5 +453,42 @@ func TestRunRootFollowsSubAgentsAndResumptions(t *testing.T) {
 		if root, err := e.core.runRoot(id, e.ws.ID); err == nil {
 			t.Errorf("run %s: root %q after the discard", id, root)
 		}
+	}
+}
+
+// TestIntentRecoveryUsesTheWorktree: an effect a worktree run left open (the
+// process died after the write) is reconciled against the worktree at the
+// next start, not the checkout: the file is found with its after-image, so
+// the intent closes as applied. Against the checkout it would read absent.
+func TestIntentRecoveryUsesTheWorktree(t *testing.T) {
+	e := newWTEnv(t)
+	r := e.start(t, "version = 1\nname = \"idle\"\n[[step]]\nsay = \"done\"\n", IsolationWorktree)
+	if end := e.approveUntilDone(t, r.ID); end.State != backend.RunCompleted {
+		t.Fatalf("run ended %s", end.State)
+	}
+	content := []byte("written before the crash\n")
+	if err := os.WriteFile(filepath.Join(e.core.worktrees().Path(r.ID), "crash.txt"), content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := store.Intent{ID: "ck_recovery_test", RunID: r.ID, WorkspaceID: e.ws.ID, Op: "write",
+		Files: []store.IntentFile{{Path: "crash.txt", Before: "absent", After: workspace.Hash(content)}}}
+	if _, err := e.core.store.Do(t.Context(), func(tx *store.Tx) error { return tx.OpenIntent(in) }); err != nil {
+		t.Fatal(err)
+	}
+	home := e.core.Config().Home
+	if err := e.core.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := Open(t.Context(), Config{Home: home, Version: "test", Surface: backend.SurfaceCLI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	ins, err := again.Store().Intents(t.Context(), r.ID)
+	if err != nil || len(ins) != 1 {
+		t.Fatalf("intents %+v %v", ins, err)
+	}
+	if ins[0].State != store.IntentApplied {
+		t.Fatalf("the intent closed %s (%s): reconciled against the checkout?", ins[0].State, ins[0].Outcome)
 	}
 }
