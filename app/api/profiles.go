@@ -34,6 +34,8 @@ type ProfileInfo struct {
 	// profile accepts (accept_advisory, or Codex's gating = "advisory"):
 	// runs record those actions instead of being refused (AD2).
 	AcceptAdvisory []backend.ActionKind `json:"acceptAdvisory,omitempty"`
+	// Isolation is the profile's default isolation ("" = the workspace's).
+	Isolation string `json:"isolation,omitempty"`
 }
 
 // ProfilesDir is where profile files live inside the data directory.
@@ -60,7 +62,7 @@ func (c *Core) loadProfiles() {
 		c.engine.AddProfile(p.Name, ep)
 		info := ProfileInfo{Name: p.Name, Runtime: p.Runtime, Provider: p.Provider,
 			Model: p.Model, BaseURL: p.BaseURL, Scripted: ep.Scripted, Capabilities: ep.Capabilities,
-			AcceptAdvisory: ep.AcceptAdvisory}
+			AcceptAdvisory: ep.AcceptAdvisory, Isolation: p.Isolation}
 		switch p.Runtime {
 		case profile.RuntimeClaude:
 			info.Provider = profile.ProviderAnthropic

@@ -62,7 +62,7 @@ func (r *RunsAPI) Start(in StartRun) (backend.RunSummary, error) {
 	by := r.core.By()
 	req := engine.StartRequest{WorkspaceID: in.WorkspaceID, SessionID: in.SessionID,
 		Profile: in.Profile, Task: task, NoQueue: in.NoQueue, Actor: by.Actor, Surface: by.Surface}
-	iso, err := r.core.isolationFor(context.Background(), in.WorkspaceID, in.Isolation)
+	iso, err := r.core.isolationFor(context.Background(), in.WorkspaceID, in.Profile, in.Isolation)
 	if err != nil {
 		return backend.RunSummary{}, err
 	}

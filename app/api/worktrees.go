@@ -112,8 +112,16 @@ func (c *Core) runRoot(runID, workspaceID string) (string, error) {
 }
 
 // isolationFor resolves the isolation a start asks for: the request's, else
-// the workspace's default, else the checkout.
-func (c *Core) isolationFor(ctx context.Context, workspaceID, asked string) (string, error) {
+// the profile's (isolation in its file), else the workspace's default, else
+// the checkout.
+func (c *Core) isolationFor(ctx context.Context, workspaceID, profile, asked string) (string, error) {
+	if asked == "" {
+		for _, p := range c.profiles {
+			if p.Name == profile || (profile == "" && p.Default) {
+				asked = p.Isolation
+			}
+		}
+	}
 	if asked == "" {
 		v, ok, err := c.store.Setting(ctx, isolationKey(workspaceID))
 		if err != nil {

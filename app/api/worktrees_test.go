@@ -492,3 +492,55 @@ func TestIntentRecoveryUsesTheWorktree(t *testing.T) {
 		t.Fatalf("the intent closed %s (%s): reconciled against the checkout?", ins[0].State, ins[0].Outcome)
 	}
 }
+
+// TestProfileIsolation: a profile file's isolation = "worktree" puts its
+// runs in a worktree when the start names none; the start's own choice wins;
+// an unknown value makes the profile file invalid.
+func TestProfileIsolation(t *testing.T) {
+	home := t.TempDir()
+	dir := filepath.Join(home, ProfilesDir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("idle.toml", "version = 1\nname = \"idle\"\n[[step]]\nsay = \"done\"\n")
+	write("iso.toml", "name = \"iso\"\nruntime = \"script\"\nplaybook = \"idle.toml\"\nisolation = \"worktree\"\n")
+	write("bad.toml", "name = \"bad\"\nruntime = \"script\"\nplaybook = \"idle.toml\"\nisolation = \"sideways\"\n")
+	core, err := Open(t.Context(), Config{Home: home, Version: "test", Surface: backend.SurfaceCLI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer core.Close()
+	repo, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, repo, "init", "-q", "-b", "main")
+	gitIn(t, repo, "commit", "-q", "--allow-empty", "-m", "base")
+	ws, err := NewWorkspacesAPI(core).Add(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, wts := NewRunsAPI(core), NewWorktreesAPI(core)
+	r, err := runs.Start(StartRun{WorkspaceID: ws.ID, Profile: "iso", Task: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := wts.Get(r.ID); err != nil || v.Branch != "agenthub/"+r.ID {
+		t.Fatalf("the profile's isolation was not used: %+v %v", v, err)
+	}
+	r, err = runs.Start(StartRun{WorkspaceID: ws.ID, Profile: "iso", Task: "t", Isolation: IsolationCheckout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := wts.Get(r.ID); backend.CodeOf(err) != backend.CodeNotFound {
+		t.Fatalf("the start's checkout lost to the profile: %v", err)
+	}
+	if _, err := runs.Start(StartRun{WorkspaceID: ws.ID, Profile: "bad", Task: "t"}); err == nil {
+		t.Fatal("a profile with an unknown isolation was loaded")
+	}
+}

@@ -97,7 +97,11 @@ type Profile struct {
 	// Policy holds the profile's policy overrides: rules in the syntax of
 	// the workspace policy file that may only ask or deny (docs/POLICY.md).
 	Policy approval.Policy `toml:"policy"`
-	File   string          `toml:"-"` // the file it came from
+	// Isolation is where the profile's runs work unless a start says:
+	// "worktree" (each run in its own git worktree), "checkout", or ""
+	// (the workspace's default). docs/TOOLS.md#worktree-runs.
+	Isolation string `toml:"isolation"`
+	File      string `toml:"-"` // the file it came from
 }
 
 // Stop holds the stop conditions (run-model.md §6).
@@ -149,6 +153,9 @@ func (p Profile) validate() error {
 	}
 	if p.Keychain != "" && p.Runtime != RuntimeNative {
 		return errors.New("keychain: only native profiles read their key from the OS keychain; use key_env")
+	}
+	if p.Isolation != "" && p.Isolation != "worktree" && p.Isolation != "checkout" {
+		return fmt.Errorf("isolation %q: use worktree or checkout", p.Isolation)
 	}
 	if p.ModelProtocol != "" && p.Runtime != RuntimeACP {
 		return fmt.Errorf("model_protocol: a setting of the acp runtime (runtime %q uses provider or its CLI's own)", p.Runtime)
