@@ -141,7 +141,28 @@ func engineForeground(ctx context.Context, e *Env, home string) error {
 	defer stop()
 	fmt.Fprintf(e.Stdout, "AgentHub engine %s serving %s on %s (pid %d). Stop it with: agenthub engine stop\n",
 		e.Version, api.DisplayPath(home), engineclient.SocketName, os.Getpid())
+	go stopWhenGone(ctx, engineclient.SocketPath(home), stop)
 	return serveSocket(ctx, e, core, ln, "engine", stop)
+}
+
+// stopWhenGone stops the engine once its socket file is gone: the data
+// directory was deleted (a test's temporary home, a user's rm -rf) or
+// another engine took over the path; no client can reach this one again.
+func stopWhenGone(ctx context.Context, sock string, stop func()) {
+	t := time.NewTicker(2 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if _, err := os.Stat(sock); errors.Is(err, os.ErrNotExist) {
+				fmt.Fprintln(os.Stderr, "agenthub: the engine socket is gone (its data directory was removed); stopping")
+				stop()
+				return
+			}
+		}
+	}
 }
 
 // serveSocket serves the engine socket over an owning core: the API for

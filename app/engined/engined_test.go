@@ -461,3 +461,69 @@ func TestSocketStreamSeesChangesFromTheCLI(t *testing.T) {
 		return strings.Contains(l, `"type":"run.approval.requested"`)
 	})
 }
+
+// TestServeProxiesToTheEngine: `agenthub serve` is a loopback listener with
+// the token in front of the engine: the API answers with the token and
+// refuses without it, and stopping serve (SIGINT) leaves the engine and its
+// runs alone.
+func TestServeProxiesToTheEngine(t *testing.T) {
+	b := newBox(t)
+	c := b.command("serve", "--addr", "127.0.0.1:0")
+	out := &syncBuf{}
+	c.Stdout, c.Stderr = out, out
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- c.Wait() }()
+	url := regexp.MustCompile(`http://127\.0\.0\.1:\d+/\?token=[0-9a-f]+`)
+	waitFor(t, "the serve URL", func() bool { return url.MatchString(out.String()) })
+	u := url.FindString(out.String())
+	base, token := u[:strings.Index(u, "/?")], u[strings.Index(u, "token=")+6:]
+	st, up := b.status()
+	if !up {
+		t.Fatal("serve did not start the engine")
+	}
+	get := func(auth string) int {
+		req, _ := http.NewRequest(http.MethodGet, base+"/api/workspaces", nil)
+		if auth != "" {
+			req.Header.Set("Authorization", "Bearer "+auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := get(token); code != http.StatusOK {
+		t.Fatalf("with the token: %d", code)
+	}
+	if code := get(""); code != http.StatusUnauthorized {
+		t.Fatalf("without the token: %d, want 401", code)
+	}
+	if err := c.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+	case <-time.After(wait):
+		t.Fatal("serve did not stop on SIGINT")
+	}
+	if st2, up := b.status(); !up || st2.Pid != st.Pid {
+		t.Fatalf("stopping serve touched the engine: %+v %v", st2, up)
+	}
+}
+
+// TestEngineStopsWhenItsDataDirectoryIsRemoved: an engine whose socket file
+// is gone (the data directory was deleted) stops by itself instead of
+// running on unreachable.
+func TestEngineStopsWhenItsDataDirectoryIsRemoved(t *testing.T) {
+	b := newBox(t)
+	b.must("engine", "start")
+	st, _ := b.status()
+	if err := os.Remove(engineclient.SocketPath(b.home)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the engine to stop", func() bool { return syscall.Kill(st.Pid, 0) != nil })
+}
