@@ -9,7 +9,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-billy/v5/osfs"
@@ -19,6 +21,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage"
 )
 
 // StatusGoGit is [Repo.Status] without the git CLI: go-git's status gives
@@ -42,17 +45,25 @@ func (r *Repo) StatusGoGit(maxFiles int) (Report, error) {
 // from the index but still on disk reads as plain untracked, an
 // intent-to-add as staged), and both engines must agree with git.
 func (r *Repo) goGitCandidates(heads *headIndex) (map[string]candidate, error) {
-	wt, err := r.repo.Worktree()
+	// One index read and one listing per directory for the whole status:
+	// go-git's status reads the index twice (HEAD against it, it against
+	// the disk) and lists every directory twice (the comparison, then the
+	// .gitignore files), and the staged flags below read the index again.
+	repo := *r.repo
+	st := &onceIndex{Storer: r.repo.Storer}
+	repo.Storer = st
+	wt, err := repo.Worktree()
 	if err != nil {
 		return nil, fmt.Errorf("status: %w", err)
 	}
+	wt.Filesystem = &dirCache{Filesystem: wt.Filesystem, dirs: map[string][]os.FileInfo{}}
 	wt.Excludes = append(wt.Excludes, userExcludes()...)
 	wt.Excludes = append(wt.Excludes, r.infoExcludes()...)
 	raw, err := wt.StatusWithOptions(gogit.StatusOptions{Strategy: gogit.Empty})
 	if err != nil {
 		return nil, fmt.Errorf("status: %w", err)
 	}
-	idx, err := r.repo.Storer.Index()
+	idx, err := st.Index()
 	if err != nil {
 		return nil, fmt.Errorf("read the index: %w", err)
 	}
@@ -200,4 +211,42 @@ func scanPatterns(f io.Reader) ([]gitignore.Pattern, error) {
 		}
 	}
 	return ps, sc.Err()
+}
+
+// onceIndex is a repository's storage whose index is read once, for one
+// status (about 18 ms per read of a 20,000-entry index).
+type onceIndex struct {
+	storage.Storer
+	once sync.Once
+	idx  *index.Index
+	err  error
+}
+
+func (s *onceIndex) Index() (*index.Index, error) {
+	s.once.Do(func() { s.idx, s.err = s.Storer.Index() })
+	return s.idx, s.err
+}
+
+// dirCache lists each directory of the work tree once, for one status.
+type dirCache struct {
+	billy.Filesystem
+	mu   sync.Mutex
+	dirs map[string][]os.FileInfo
+}
+
+func (f *dirCache) ReadDir(p string) ([]os.FileInfo, error) {
+	f.mu.Lock()
+	d, ok := f.dirs[p]
+	f.mu.Unlock()
+	if ok {
+		return slices.Clone(d), nil
+	}
+	d, err := f.Filesystem.ReadDir(p)
+	if err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	f.dirs[p] = d
+	f.mu.Unlock()
+	return slices.Clone(d), nil
 }
