@@ -17,7 +17,7 @@ const EvSystemChanged backend.EventType = "system.changed"
 
 // SystemChanged is the payload of system.changed.
 type SystemChanged struct {
-	What string `json:"what"` // workspaces | settings | profiles
+	What string `json:"what"` // workspaces | settings
 }
 
 // changeHub fans system.changed out to the every-run subscribers of one core

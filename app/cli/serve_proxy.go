@@ -52,7 +52,12 @@ func serveProxy(ctx context.Context, e *Env, homeFlag, addr string) error {
 			fmt.Fprintf(w, `{"code":%q,"message":%q,"next":%q}`, body.Code, body.Message, body.Next)
 		},
 	}
-	srv := &http.Server{Handler: httpapi.Guard(token, proxy), ReadHeaderTimeout: 10 * time.Second}
+	// The browser reaches the API and the page; the engine's own routes
+	// (status, stop, forwarded commands) stay on the socket.
+	mux := http.NewServeMux()
+	mux.Handle("/", proxy)
+	mux.HandleFunc("/engine/", http.NotFound)
+	srv := &http.Server{Handler: httpapi.Guard(token, mux), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(e.Stdout, "AgentHub is serving on http://%s/?token=%s\n", ln.Addr().String(), token)
 	fmt.Fprintf(e.Stdout, "Data directory: %s, run by its engine (%s). Press Ctrl+C to stop serving; runs go on.\n",
 		api.DisplayPath(home), engineclient.SocketName)

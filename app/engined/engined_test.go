@@ -502,6 +502,15 @@ func TestServeProxiesToTheEngine(t *testing.T) {
 	if code := get(""); code != http.StatusUnauthorized {
 		t.Fatalf("without the token: %d, want 401", code)
 	}
+	// The engine's own routes stay on the socket, even with the token.
+	req, _ := http.NewRequest(http.MethodPost, base+"/engine/stop", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("POST /engine/stop through serve: %v %v, want 404", resp, err)
+	}
+	if _, up := b.status(); !up {
+		t.Fatal("serve let a browser stop the engine")
+	}
 	if err := c.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,6 @@
-// End-to-end resume: a demo run is killed with the server (SIGKILL while it
-// runs), the server starts again on the same data directory, the run shows
+// End-to-end resume: a demo run is killed with the engine that runs it
+// (SIGKILL while it runs; `serve` is only a client of the engine, and runs
+// outlive it), the server starts again on the same data directory, the run shows
 // as interrupted with "Resume from last checkpoint", and resuming opens a new
 // run that carries on to its first approval. Env as review.test.mjs.
 import { after, before, test } from 'node:test';
@@ -10,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { checkA11y } from './a11y.mjs';
-import { ARTIFACTS, CHROMIUM, startServer, stopServer } from './harness.mjs';
+import { ARTIFACTS, BIN, CHROMIUM, startServer, stopServer } from './harness.mjs';
 
 let scratch = '';
 /** @type {import('playwright-core').BrowserContext} */
@@ -59,9 +60,9 @@ test('a run interrupted by a crash resumes from its last checkpoint', async () =
   const ws = await (await call('/api/workspaces', { method: 'POST', body: JSON.stringify({ path: dir }) })).json();
   const started = await (await call('/api/runs', { method: 'POST', body: JSON.stringify({ workspaceId: ws.id, task: 'Tour, then crash' }) })).json();
   await until(started.id, (r) => r.state === 'Running');
-  const killed = new Promise((r) => server.proc.once('exit', r));
-  server.proc.kill('SIGKILL');
-  await killed;
+  const engine = JSON.parse(execFileSync(BIN, ['engine', 'status', '--json', '--home', home], { encoding: 'utf8' }));
+  process.kill(engine.pid, 'SIGKILL');
+  await stopServer(server);
 
   // The second one finds it interrupted.
   server = await startServer(home);

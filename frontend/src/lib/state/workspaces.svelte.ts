@@ -9,6 +9,9 @@ export class WorkspacesState {
   error = $state<ApiError | null>(null);
 
   #api: Pick<Api, 'workspaces'>;
+  // Loads overlap when system.changed arrives in bursts: only the latest
+  // one's answer is applied, so a slow earlier answer never wins.
+  #loads = 0;
 
   constructor(api: Pick<Api, 'workspaces'>) {
     this.#api = api;
@@ -21,11 +24,15 @@ export class WorkspacesState {
 
   async load(): Promise<void> {
     if (this.status !== 'ready') this.status = 'loading';
+    const mine = ++this.#loads;
     try {
-      this.items = await this.#api.workspaces.list();
+      const items = await this.#api.workspaces.list();
+      if (mine !== this.#loads) return;
+      this.items = items;
       this.error = null;
       this.status = 'ready';
     } catch (err) {
+      if (mine !== this.#loads) return;
       this.error = toApiError(err);
       this.status = 'error';
     }
