@@ -1,6 +1,7 @@
 package diffview
 
 import (
+	"hash/maphash"
 	"strings"
 	"unicode/utf8"
 )
@@ -24,28 +25,68 @@ func splitLines(s string) []string {
 	return lines
 }
 
-// interner gives equal lines equal ids, so the diff compares integers.
+// interner gives equal lines equal ids, so the diff compares integers. It
+// is an open-addressing table of ids over the lines themselves: a Go map
+// with string keys hashed each line twice when it was new (look up, then
+// insert) and spread 200,000 keys over several megabytes; interning was 42 %
+// of diffing a 100,000-line file (pprof). Here a line is hashed once and a
+// slot is 4 bytes.
 type interner struct {
-	ids   map[string]int32
+	seed  maphash.Seed
+	slots []int32  // id+1 of the line in the slot, 0 when empty
+	first []string // the first line seen with each id
+	mask  uint64
 	count int32
 }
 
 func newInterner(sizeHint int) *interner {
-	return &interner{ids: make(map[string]int32, sizeHint)}
+	n := 16
+	for n < 2*sizeHint {
+		n <<= 1
+	}
+	return &interner{seed: maphash.MakeSeed(), slots: make([]int32, n), mask: uint64(n - 1),
+		first: make([]string, 0, sizeHint)}
 }
 
 func (in *interner) intern(lines []string) []int32 {
 	out := make([]int32, len(lines))
 	for i, l := range lines {
-		id, ok := in.ids[l]
-		if !ok {
-			id = in.count
-			in.count++
-			in.ids[l] = id
-		}
-		out[i] = id
+		out[i] = in.id(l)
 	}
 	return out
+}
+
+func (in *interner) id(l string) int32 {
+	if 2*len(in.first) >= len(in.slots) {
+		in.grow()
+	}
+	for h := maphash.String(in.seed, l) & in.mask; ; h = (h + 1) & in.mask {
+		s := in.slots[h]
+		if s == 0 {
+			id := in.count
+			in.count++
+			in.first = append(in.first, l)
+			in.slots[h] = id + 1
+			return id
+		}
+		if in.first[s-1] == l {
+			return s - 1
+		}
+	}
+}
+
+// grow doubles the table when it is half full (a size hint that was too
+// small); ids do not change.
+func (in *interner) grow() {
+	in.slots = make([]int32, 2*len(in.slots))
+	in.mask = uint64(len(in.slots) - 1)
+	for id, l := range in.first {
+		h := maphash.String(in.seed, l) & in.mask
+		for in.slots[h] != 0 {
+			h = (h + 1) & in.mask
+		}
+		in.slots[h] = int32(id) + 1
+	}
 }
 
 // makeLine turns one exact line (terminator included) into the JSON-ready
