@@ -517,6 +517,13 @@ func classify(mf *MergeFile) {
 		mf.Status, mf.Reason = MergeSkipped, fc.Skipped
 		return
 	}
+	// What the run's commands left under .git, .agenthub (the checkout's
+	// policy) or in a secret file never reaches the checkout: Apply would
+	// refuse it anyway, and the refusal would sink the whole merge.
+	if class := workspace.Classify(fc.Path); class != workspace.ClassNone {
+		mf.Status, mf.Reason = MergeSkipped, fmt.Sprintf("a protected file (%s): never merged", class)
+		return
+	}
 	d, err := diffview.Diff(sideOf(fc.Path, fc.Before, fc.BeforeExists), sideOf(fc.Path, fc.After, fc.AfterExists),
 		diffview.Options{})
 	if err == nil {

@@ -544,3 +544,46 @@ func TestProfileIsolation(t *testing.T) {
 		t.Fatal("a profile with an unknown isolation was loaded")
 	}
 }
+
+// TestMergeNeverCarriesProtectedFiles: what a run's commands left in its
+// worktree under .agenthub/ (the checkout's policy), or a secret file, is
+// listed as skipped and never merged into the checkout; the rest merges.
+func TestMergeNeverCarriesProtectedFiles(t *testing.T) {
+	e := newWTEnv(t)
+	r := e.start(t, "version = 1\nname = \"idle\"\n[[step]]\nsay = \"done\"\n", IsolationWorktree)
+	if end := e.approveUntilDone(t, r.ID); end.State != backend.RunCompleted {
+		t.Fatalf("run ended %s", end.State)
+	}
+	wt := e.core.worktrees().Path(r.ID)
+	for p, c := range map[string]string{".agenthub/policy.toml": "version = 1\n", ".env": "TOKEN=x\n", "ok.txt": "ok\n"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(wt, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(wt, p), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := e.wts.MergePlan(r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	status := map[string]string{}
+	for _, f := range p.Files {
+		status[f.Path] = f.Status
+	}
+	if status[".agenthub/policy.toml"] != MergeSkipped || status[".env"] != MergeSkipped || status["ok.txt"] != MergeApply {
+		t.Fatalf("plan %v", status)
+	}
+	if _, err := e.wts.Merge(r.ID, MergeRequest{Token: p.Token, Files: []MergeSelection{{Path: ".env"}}}); backend.CodeOf(err) != backend.CodeConflict {
+		t.Fatalf("a secret file was merged: %v", err)
+	}
+	res, err := e.wts.Merge(r.ID, MergeRequest{Token: p.Token})
+	if err != nil || len(res.Files) != 1 || res.Cleaned {
+		t.Fatalf("merge %+v %v", res, err)
+	}
+	for _, p := range []string{".agenthub/policy.toml", ".env"} {
+		if _, err := os.Stat(filepath.Join(e.checkout, p)); !os.IsNotExist(err) {
+			t.Errorf("%s reached the checkout: %v", p, err)
+		}
+	}
+}
