@@ -24,11 +24,8 @@ type PushPlan struct {
 // PlanPush reads what pushing wt's branch to remote would send. The push
 // itself is bound to From and To: the commit list is what the reviewer reads.
 func (m *Manager) PlanPush(ctx context.Context, checkout string, wt Worktree, remote string) (PushPlan, error) {
-	if remote == "" || strings.HasPrefix(remote, "-") || strings.ContainsAny(remote, ":/\\ ") {
-		return PushPlan{}, fmt.Errorf("plan push: %q is not the name of a configured remote", remote)
-	}
-	if _, err := m.git(ctx, checkout, "remote", "get-url", "--", remote); err != nil {
-		return PushPlan{}, fmt.Errorf("plan push: remote %q is not configured: %w", remote, err)
+	if err := m.configuredRemote(ctx, checkout, remote); err != nil {
+		return PushPlan{}, fmt.Errorf("plan push: %w", err)
 	}
 	ref := "refs/heads/" + wt.Branch
 	to, err := m.git(ctx, checkout, "rev-parse", "--verify", "--quiet", ref)
@@ -60,6 +57,19 @@ func (m *Manager) PlanPush(ctx context.Context, checkout string, wt Worktree, re
 	return p, nil
 }
 
+// configuredRemote refuses anything but the name of a remote configured in
+// the checkout: a path, a URL or an option would push somewhere no one
+// configured (a plan can come back from a client).
+func (m *Manager) configuredRemote(ctx context.Context, checkout, remote string) error {
+	if remote == "" || strings.HasPrefix(remote, "-") || strings.ContainsAny(remote, ":/\\ ") {
+		return fmt.Errorf("%q is not the name of a configured remote", remote)
+	}
+	if _, err := m.git(ctx, checkout, "remote", "get-url", "--", remote); err != nil {
+		return fmt.Errorf("remote %q is not configured: %w", remote, err)
+	}
+	return nil
+}
+
 func (m *Manager) remoteTip(ctx context.Context, checkout, remote, ref string) (string, error) {
 	out, err := m.git(ctx, checkout, "ls-remote", "--", remote, ref)
 	if err != nil {
@@ -77,6 +87,15 @@ func (m *Manager) remoteTip(ctx context.Context, checkout, remote, ref string) (
 // and the remote's branch at plan.From (a lease git checks on the remote
 // side), else nothing is pushed and the error wraps [ErrMoved].
 func (m *Manager) Push(ctx context.Context, checkout string, plan PushPlan) error {
+	if err := m.configuredRemote(ctx, checkout, plan.Remote); err != nil {
+		return fmt.Errorf("push %s: %w", plan.Branch, err)
+	}
+	// The refspec is built from the plan: only a branch name and object ids
+	// (a "+" or a ":" there would change what the push does).
+	if plan.Branch == "" || strings.HasPrefix(plan.Branch, "-") || strings.ContainsAny(plan.Branch, ":+ \\") ||
+		!objectID(plan.To) || (plan.From != "" && !objectID(plan.From)) {
+		return fmt.Errorf("push: the plan does not name a branch and commits")
+	}
 	ref := "refs/heads/" + plan.Branch
 	to, err := m.git(ctx, checkout, "rev-parse", "--verify", "--quiet", ref)
 	if err != nil || strings.TrimSpace(string(to)) != plan.To {
@@ -92,4 +111,17 @@ func (m *Manager) Push(ctx context.Context, checkout string, plan PushPlan) erro
 		return fmt.Errorf("push %s: %w", plan.Branch, err)
 	}
 	return nil
+}
+
+// objectID reports whether s is a full hex object id (SHA-1 or SHA-256).
+func objectID(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }

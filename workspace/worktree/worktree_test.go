@@ -372,3 +372,43 @@ func TestPlanPushRefusesUnknownOrOptionRemotes(t *testing.T) {
 		}
 	}
 }
+
+// A plan comes back from a client: Push checks its remote again. A path or
+// URL in place of a configured remote's name is refused, and nothing moves.
+func TestPushRefusesARemoteThatIsNotConfigured(t *testing.T) {
+	repo, m := newRepo(t)
+	ctx := context.Background()
+	bare := newBare(t, repo)
+	wt, _ := m.Create(ctx, repo, "run_u", "")
+	plan, err := m.PlanPush(ctx, repo, wt, "origin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := filepath.Join(t.TempDir(), "elsewhere.git")
+	run(t, repo, "init", "-q", "--bare", elsewhere)
+	for _, r := range []string{elsewhere, "file://" + elsewhere, "--receive-pack=x", "nosuch"} {
+		p := plan
+		p.Remote = r
+		if err := m.Push(ctx, repo, p); err == nil {
+			t.Errorf("pushed to %q", r)
+		}
+	}
+	for _, mut := range []func(*PushPlan){
+		func(p *PushPlan) { p.To = "+" + p.To },
+		func(p *PushPlan) { p.To = "HEAD" },
+		func(p *PushPlan) { p.Branch = "main:refs/heads/x" },
+		func(p *PushPlan) { p.From = "HEAD~1" },
+	} {
+		p := plan
+		mut(&p)
+		if err := m.Push(ctx, repo, p); err == nil {
+			t.Errorf("pushed the altered plan %+v", p)
+		}
+	}
+	if out := run(t, elsewhere, "for-each-ref"); out != "" {
+		t.Fatalf("the push reached an unconfigured remote: %s", out)
+	}
+	if out := run(t, bare, "for-each-ref"); out != "" {
+		t.Fatalf("origin moved: %s", out)
+	}
+}
