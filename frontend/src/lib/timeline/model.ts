@@ -7,7 +7,7 @@
 // that changes is replaced by a new object, so a view holding the rows raw
 // (not deeply proxied: a run may have 100,000 events) sees exactly which rows
 // changed by identity. Every step is O(1) in the length of the run.
-import type { ApprovalRequest, DecisionKind, GapPayload, RunEvent, RunState } from '../api';
+import { TERMINAL_EVENTS, type ApprovalRequest, type DecisionKind, type EventType, type GapPayload, type RunEvent, type RunState } from '../api';
 
 export interface Step {
   to: RunState;
@@ -373,7 +373,8 @@ function reduce(t: Timeline, ev: RunEvent): void {
     case 'run.completed':
     case 'run.failed':
     case 'run.cancelled': {
-      const outcome = ev.type === 'run.completed' ? 'Completed' : ev.type === 'run.failed' ? 'Failed' : 'Cancelled';
+      // The state each terminal event ends the run in, as Go defines it (generated.ts).
+      const outcome = TERMINAL_EVENTS[ev.type as EventType] as EndItem['outcome'];
       const end: EndItem = {
         kind: 'end',
         key: `e${ev.sequence}`,
