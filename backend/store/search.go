@@ -105,17 +105,19 @@ func (s *Store) Search(ctx context.Context, f SearchFilter) ([]SearchHit, error)
 	// The best matches first, then the snippets of those alone: snippet()
 	// in the ranked query ran for every match before the sort (a word in
 	// 100,000 messages took seconds). The joins are in the ranked query only
-	// when a filter needs them.
+	// when a filter needs them, and they order by FTS5's rank column (bm25),
+	// which FTS5 sorts itself; CROSS JOIN keeps SQLite from running the
+	// second MATCH over every match instead of looking up the best rows.
 	from := "search_text"
 	if len(where) > 1 {
 		from += " JOIN events e ON e.pos = search_text.rowid JOIN runs r ON r.id = e.run_id"
 	}
-	q := `WITH top AS (SELECT search_text.rowid AS pos, bm25(search_text) AS rank FROM ` + from + `
+	q := `WITH top AS (SELECT search_text.rowid AS pos, search_text.rank AS rank FROM ` + from + `
 			WHERE ` + strings.Join(where, " AND ") + ` ORDER BY rank LIMIT ?)
 		SELECT e.run_id, e.seq, e.type, e.ts, snippet(search_text, 0, '` + markOpen + `', '` + markClose +
 		`', '…', 16), top.rank, r.task, r.state, r.workspace_id, r.profile, r.runtime, r.created_at
-		FROM top JOIN search_text ON search_text.rowid = top.pos JOIN events e ON e.pos = top.pos
-		JOIN runs r ON r.id = e.run_id
+		FROM top CROSS JOIN search_text ON search_text.rowid = top.pos CROSS JOIN events e ON e.pos = top.pos
+		CROSS JOIN runs r ON r.id = e.run_id
 		WHERE search_text MATCH ? ORDER BY top.rank`
 	args = append(args, limit, match)
 	rows, err := s.r.QueryContext(ctx, q, args...)
