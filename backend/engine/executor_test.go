@@ -71,6 +71,12 @@ type barrierTool struct {
 	mu      sync.Mutex
 	arrived int
 	all     chan struct{}
+	// alone is how long a call waits for the others before it gives up;
+	// 0 means 30 s. Calls that run together meet at once, so the parallel
+	// tests never wait for it, while on a loaded machine the last goroutine
+	// of a batch may take well over a second to arrive. The sequential
+	// control sets it short: there the calls can never meet.
+	alone time.Duration
 }
 
 func (b *barrierTool) Spec() backend.ToolSpec { return backend.ToolSpec{Name: "barrier"} }
@@ -86,11 +92,15 @@ func (b *barrierTool) Execute(_ context.Context, _ backend.ToolEnv, in backend.T
 	b.mu.Unlock()
 	var a struct{ Delay int }
 	_ = json.Unmarshal(in.Arguments, &a)
+	wait := b.alone
+	if wait == 0 {
+		wait = 30 * time.Second
+	}
 	select {
 	case <-b.all:
 		time.Sleep(time.Duration(a.Delay) * time.Millisecond)
 		return backend.ToolResult{Content: "met"}, nil
-	case <-time.After(time.Second):
+	case <-time.After(wait):
 		return backend.ToolResult{Content: "alone"}, nil
 	}
 }
@@ -195,7 +205,7 @@ func TestParallelExecutesTogetherCommitsInOrder(t *testing.T) {
 // TestSequentialDoesNotMeet is the control: the sequential executor runs
 // one call at a time.
 func TestSequentialDoesNotMeet(t *testing.T) {
-	b := &barrierTool{n: 2, all: make(chan struct{})}
+	b := &barrierTool{n: 2, all: make(chan struct{}), alone: time.Second}
 	m := &script{steps: []backend.ModelResponse{{Calls: []backend.ToolCallRequest{
 		call("c1", "barrier", `{}`), call("c2", "barrier", `{}`)}}}}
 	f := execFixture(t, ExecSequential, m, map[string]backend.Tool{"barrier": b})
