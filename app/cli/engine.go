@@ -116,19 +116,12 @@ func engineStop(ctx context.Context, e *Env, home string) error {
 // (recovering what the last owner left, once) and serves the socket until
 // interrupted or asked to stop.
 func engineForeground(ctx context.Context, e *Env, home string) error {
-	if err := api.EnsureHome(home); err != nil {
-		return err
-	}
-	maxRuns, err := api.MaxRunsFromEnv(e.Getenv)
+	cfg, err := ownerConfig(e, home, backend.SurfaceEngine)
 	if err != nil {
 		return err
 	}
-	servers, err := localServers(e.Getenv)
-	if err != nil {
-		return err
-	}
-	core, err := api.Open(ctx, api.Config{Home: home, Version: e.Version, Surface: backend.SurfaceEngine,
-		MaxRuns: maxRuns, LocalServers: servers, Role: api.RoleOwner})
+	cfg.Role = api.RoleOwner
+	core, err := api.Open(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -163,6 +156,23 @@ func stopWhenGone(ctx context.Context, sock string, stop func()) {
 			}
 		}
 	}
+}
+
+// ownerConfig prepares the data directory home and the configuration of a
+// core that may own its runs (the engine, the window).
+func ownerConfig(e *Env, home string, surface backend.Surface) (api.Config, error) {
+	if err := api.EnsureHome(home); err != nil {
+		return api.Config{}, err
+	}
+	maxRuns, err := api.MaxRunsFromEnv(e.Getenv)
+	if err != nil {
+		return api.Config{}, err
+	}
+	servers, err := localServers(e.Getenv)
+	if err != nil {
+		return api.Config{}, err
+	}
+	return api.Config{Home: home, Version: e.Version, Surface: surface, MaxRuns: maxRuns, LocalServers: servers}, nil
 }
 
 // serveSocket serves the engine socket over an owning core: the API for

@@ -141,17 +141,25 @@ func printRun(e *Env, asJSON bool, r backend.RunSummary) error {
 
 func printEvents(e *Env, runs *api.RunsAPI, id string, since int64, asJSON bool) error {
 	f := &follower{out: e.Stdout, json: asJSON}
+	return eachEvent(runs, id, since, func(ev backend.Event) {
+		if asJSON {
+			f.print(ev)
+		} else {
+			fmt.Fprintf(e.Stdout, "%6d  %s  %-24s %s\n", ev.Sequence, ev.Timestamp, ev.Type, clip(string(ev.Payload), 100))
+		}
+	})
+}
+
+// eachEvent calls fn with every stored event of a run after since, page by
+// page.
+func eachEvent(runs *api.RunsAPI, id string, since int64, fn func(backend.Event)) error {
 	for {
 		page, err := runs.Events(id, since, 0)
 		if err != nil {
 			return err
 		}
 		for _, ev := range page {
-			if asJSON {
-				f.print(ev)
-			} else {
-				fmt.Fprintf(e.Stdout, "%6d  %s  %-24s %s\n", ev.Sequence, ev.Timestamp, ev.Type, clip(string(ev.Payload), 100))
-			}
+			fn(ev)
 			since = ev.Sequence
 		}
 		if len(page) == 0 {
@@ -173,18 +181,8 @@ func clip(s string, n int) string {
 // code of its end, or 3 with the way to let it go on.
 func followStored(e *Env, runs *api.RunsAPI, id string, since int64, asJSON bool) error {
 	f := &follower{out: e.Stdout, json: asJSON}
-	for {
-		page, err := runs.Events(id, since, 0)
-		if err != nil {
-			return err
-		}
-		for _, ev := range page {
-			f.print(ev)
-			since = ev.Sequence
-		}
-		if len(page) == 0 {
-			break
-		}
+	if err := eachEvent(runs, id, since, f.print); err != nil {
+		return err
 	}
 	r, err := runs.Get(id)
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
-	"time"
 
 	"agenthub/app/api"
 	"agenthub/app/engineclient"
@@ -57,19 +56,8 @@ func serveProxy(ctx context.Context, e *Env, homeFlag, addr string) error {
 	mux := http.NewServeMux()
 	mux.Handle("/", proxy)
 	mux.HandleFunc("/engine/", http.NotFound)
-	srv := &http.Server{Handler: httpapi.Guard(token, mux), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(e.Stdout, "AgentHub is serving on http://%s/?token=%s\n", ln.Addr().String(), token)
 	fmt.Fprintf(e.Stdout, "Data directory: %s, run by its engine (%s). Press Ctrl+C to stop serving; runs go on.\n",
 		api.DisplayPath(home), engineclient.SocketName)
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(shut)
-		return nil
-	}
+	return httpapi.ServeHandler(ctx, ln, httpapi.Guard(token, mux))
 }

@@ -28,19 +28,11 @@ func runWindow(ctx context.Context, e *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := api.EnsureHome(dir); err != nil {
-		return err
-	}
-	maxRuns, err := api.MaxRunsFromEnv(e.Getenv)
+	cfg, err := ownerConfig(e, dir, backend.SurfaceWindow)
 	if err != nil {
 		return err
 	}
-	servers, err := localServers(e.Getenv)
-	if err != nil {
-		return err
-	}
-	core := api.New(api.Config{Home: dir, Version: e.Version, Surface: backend.SurfaceWindow, MaxRuns: maxRuns,
-		LocalServers: servers})
+	core := api.New(cfg)
 	if *approvalID != "" {
 		core.RequestOpen(api.OpenRequest{ApprovalID: *approvalID})
 	}

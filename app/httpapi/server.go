@@ -95,7 +95,13 @@ func Listen(addr string) (net.Listener, error) {
 
 // Serve runs until ctx ends, then shuts down gracefully.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	return ServeHandler(ctx, ln, s.Handler())
+}
+
+// ServeHandler serves h on ln until ctx ends, then shuts down gracefully
+// (browser mode, and `agenthub serve` in front of the engine).
+func ServeHandler(ctx context.Context, ln net.Listener, h http.Handler) error {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {
