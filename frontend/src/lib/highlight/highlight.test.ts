@@ -75,6 +75,11 @@ describe('shiki, lazily loaded', () => {
 
 describe('DiffColors', () => {
   const wait = () => new Promise((r) => setTimeout(r, 5));
+  // Polls until cond holds, with a deadline a loaded machine cannot hit
+  // (a fixed number of 5 ms turns could run out before the tokeniser ran).
+  const until = async (cond: () => boolean) => {
+    for (const deadline = Date.now() + 30_000; !cond() && Date.now() < deadline; ) await wait();
+  };
 
   it('tokenises a chunk on first read, old side for deletions, new side otherwise', async () => {
     const [f] = parseUnified('--- a/a.ts\n+++ b/a.ts\n@@ -1,2 +1,2 @@\n const a = 1;\n-let b = 2;\n+var b = 3;\n');
@@ -88,7 +93,7 @@ describe('DiffColors', () => {
     expect(colors.lang(0)).toBe('typescript');
     expect(colors.line(0, 0, 1)).toBeUndefined();
     expect(colors.line(0, 0, 2)).toBeUndefined();
-    for (let i = 0; i < 5 && seen.length < 2; i++) await wait();
+    await until(() => seen.length >= 2);
     flushSync();
     expect(seen.sort()).toEqual(['const a = 1;\nlet b = 2;', 'const a = 1;\nvar b = 3;']);
     expect(colors.line(0, 0, 1)).toEqual([{ content: 'let b = 2;', light: '#10' }]);
@@ -108,7 +113,7 @@ describe('DiffColors', () => {
       },
     }));
     colors.line(0, 0, CHUNK * 2 + 5);
-    for (let i = 0; i < 5 && calls === 0; i++) await wait();
+    await until(() => calls > 0);
     expect(calls).toBe(1);
     expect(colors.line(0, 0, CHUNK * 2 + 5)).toEqual([{ content: `line ${CHUNK * 2 + 5}` }]);
     expect(colors.line(0, 0, 0)).toBeUndefined();
