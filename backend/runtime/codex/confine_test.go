@@ -5,9 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"agenthub/backend"
 	"agenthub/backend/confine"
 	"agenthub/backend/runtime/codex/codextest"
 )
@@ -37,44 +35,12 @@ func TestConfinedLive(t *testing.T) {
 		codextest.Turn{Text: []string{"Done."}},
 	)
 	defer srv.Close()
-	cfg := Config{Command: bin, Model: "gpt-5.5", BaseURL: srv.URL + "/v1", Dir: filepath.Join(t.TempDir(), "rt"),
-		Checkpoints: filepath.Join(t.TempDir(), "ck")}
-	b, err := cfg.resolve(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := newSession(cfg, b, "do the task")
-	live.Add(s.id, s.startCallID(), s)
-	defer s.stop()
-	if err := s.start(t.Context(), backend.ToolEnv{WorkspaceRoot: root, RunID: "run_confined"}); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.After(2 * time.Minute)
+	s, _ := liveSession(t, bin, srv, root, "run_confined")
 	var asked []string
-loop:
-	for {
-		ev, ok, wait := s.pop()
-		if !ok {
-			select {
-			case <-wait:
-				continue
-			case <-deadline:
-				t.Fatal("the turn did not end")
-			}
-		}
-		switch ev.kind {
-		case evApproval:
-			asked = append(asked, ev.req.method)
-			if err := s.answer(ev.req, "accept"); err != nil {
-				t.Fatal(err)
-			}
-		case evTurnDone:
-			s.finish()
-			break loop
-		case evExit, evFail:
-			t.Fatalf("the CLI ended: %v %v", s.exitError(), ev.err)
-		}
-	}
+	pump(t, s, func(req *request) string {
+		asked = append(asked, req.method)
+		return "accept"
+	})
 	for _, p := range []string{escaped, patched} {
 		if b, err := os.ReadFile(p); err == nil {
 			t.Errorf("Codex wrote outside the workspace: %s = %q (approvals: %v)", filepath.Base(p), b, asked)

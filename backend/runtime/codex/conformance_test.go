@@ -166,18 +166,7 @@ func runScenario(t *testing.T, bin string, sc scenario) [][]byte {
 	}
 	srv := codextest.New(sc.turns...)
 	defer srv.Close()
-	cfg := Config{Command: bin, Model: "gpt-5.5", BaseURL: srv.URL + "/v1", Dir: filepath.Join(t.TempDir(), "rt"),
-		Checkpoints: filepath.Join(t.TempDir(), "ck")}
-	b, err := cfg.resolve(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := newSession(cfg, b, "do the task")
-	live.Add(s.id, s.startCallID(), s)
-	defer s.stop()
-	if err := s.start(t.Context(), backend.ToolEnv{WorkspaceRoot: root, RunID: "run_conformance"}); err != nil {
-		t.Fatal(err)
-	}
+	s, cfg := liveSession(t, bin, srv, root, "run_conformance")
 	proposals := drive(t, s, root, sc.accept)
 	for _, c := range proposals {
 		data, err := os.ReadFile(filepath.Join(root, c.Path))
@@ -204,12 +193,30 @@ func runScenario(t *testing.T, bin string, sc scenario) [][]byte {
 	return sanitize(bytes.Split(bytes.TrimSpace(raw), []byte("\n")), root, cfg.Dir)
 }
 
-// drive answers every approval request until the turn ends; for accepted
-// file changes it returns the proposals the adapter computed.
-func drive(t *testing.T, s *session, root string, accept bool) []patch.Proposal {
+// liveSession starts a session of the pinned CLI in root against srv, as
+// the engine would; it is stopped when the test ends.
+func liveSession(t *testing.T, bin string, srv *codextest.Server, root, runID string) (*session, Config) {
 	t.Helper()
-	var proposals []patch.Proposal
-	deadline := time.After(90 * time.Second)
+	cfg := Config{Command: bin, Model: "gpt-5.5", BaseURL: srv.URL + "/v1", Dir: filepath.Join(t.TempDir(), "rt"),
+		Checkpoints: filepath.Join(t.TempDir(), "ck")}
+	b, err := cfg.resolve(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSession(cfg, b, "do the task")
+	live.Add(s.id, s.startCallID(), s)
+	t.Cleanup(s.stop)
+	if err := s.start(t.Context(), backend.ToolEnv{WorkspaceRoot: root, RunID: runID}); err != nil {
+		t.Fatal(err)
+	}
+	return s, cfg
+}
+
+// pump hands every approval request to answer (which returns "accept" or
+// "decline") until the turn ends.
+func pump(t *testing.T, s *session, answer func(*request) string) {
+	t.Helper()
+	deadline := time.After(2 * time.Minute)
 	for {
 		ev, ok, wait := s.pop()
 		if !ok {
@@ -222,34 +229,44 @@ func drive(t *testing.T, s *session, root string, accept bool) []patch.Proposal 
 		}
 		switch ev.kind {
 		case evApproval:
-			if accept && ev.req.method == methodFileApproval {
-				w, err := workspace.Open(root)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, f := range ev.req.files {
-					c, err := propose(w, f)
-					if err != nil {
-						t.Fatalf("propose %+v: %v", f, err)
-					}
-					proposals = append(proposals, c)
-				}
-				_ = w.Close()
-			}
-			decision := "decline"
-			if accept {
-				decision = "accept"
-			}
-			if err := s.answer(ev.req, decision); err != nil {
+			if err := s.answer(ev.req, answer(ev.req)); err != nil {
 				t.Fatal(err)
 			}
 		case evTurnDone:
 			s.finish()
-			return proposals
+			return
 		case evExit, evFail:
 			t.Fatalf("the CLI ended: %v %v", s.exitError(), ev.err)
 		}
 	}
+}
+
+// drive answers every approval request until the turn ends; for accepted
+// file changes it returns the proposals the adapter computed.
+func drive(t *testing.T, s *session, root string, accept bool) []patch.Proposal {
+	t.Helper()
+	var proposals []patch.Proposal
+	pump(t, s, func(req *request) string {
+		if !accept {
+			return "decline"
+		}
+		if req.method == methodFileApproval {
+			w, err := workspace.Open(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range req.files {
+				c, err := propose(w, f)
+				if err != nil {
+					t.Fatalf("propose %+v: %v", f, err)
+				}
+				proposals = append(proposals, c)
+			}
+			_ = w.Close()
+		}
+		return "accept"
+	})
+	return proposals
 }
 
 var loopback = regexp.MustCompile(`127\.0\.0\.1:\d+`)
