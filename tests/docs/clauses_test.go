@@ -30,10 +30,10 @@ var sourceDirs = []string{"app", "backend", "workspace", "diffview", "bench", "t
 
 var skipDirs = map[string]bool{"node_modules": true, "dist": true, ".cache": true, "paraglide": true, "testdata": true}
 
-// citations maps each cited id to the first files that cite it.
-func citations(t *testing.T) map[string][]string {
+// walkSources calls fn with every source file's path (relative to the
+// repository) and content.
+func walkSources(t *testing.T, fn func(rel string, src []byte)) {
 	t.Helper()
-	out := map[string][]string{}
 	for _, d := range sourceDirs {
 		err := filepath.WalkDir(filepath.Join(root, d), func(p string, e fs.DirEntry, err error) error {
 			if err != nil {
@@ -55,21 +55,30 @@ func citations(t *testing.T) map[string][]string {
 				return err
 			}
 			rel, _ := filepath.Rel(root, p)
-			ids := cited.FindAllString(string(b), -1)
-			for _, m := range citedCLI.FindAllStringSubmatch(string(b), -1) {
-				ids = append(ids, m[1])
-			}
-			for _, id := range ids {
-				if len(out[id]) < 3 && !slices.Contains(out[id], rel) {
-					out[id] = append(out[id], rel)
-				}
-			}
+			fn(filepath.ToSlash(rel), b)
 			return nil
 		})
 		if err != nil && !os.IsNotExist(err) {
 			t.Fatalf("walk %s: %v", d, err)
 		}
 	}
+}
+
+// citations maps each cited id to the first files that cite it.
+func citations(t *testing.T) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	walkSources(t, func(rel string, src []byte) {
+		ids := cited.FindAllString(string(src), -1)
+		for _, m := range citedCLI.FindAllStringSubmatch(string(src), -1) {
+			ids = append(ids, m[1])
+		}
+		for _, id := range ids {
+			if len(out[id]) < 3 && !slices.Contains(out[id], rel) {
+				out[id] = append(out[id], rel)
+			}
+		}
+	})
 	return out
 }
 
@@ -131,5 +140,56 @@ func TestScannerFindsCitations(t *testing.T) {
 	}
 	if want := []string{"LC1", "AP10", "EV13", "B6"}; !slices.Equal(got, want) {
 		t.Errorf("found %v, want %v", got, want)
+	}
+}
+
+// sectionCite is "run-model.md §9.1" (or "run-model §9"); scenarioCite is a
+// test naming an acceptance scenario of §17.
+var (
+	sectionCite  = regexp.MustCompile(`run-model(?:\.md)?,? §([0-9]+(?:\.[0-9]+)?)`)
+	scenarioCite = regexp.MustCompile(`\bscenarios? ([0-9]{1,2})\b`)
+	heading      = regexp.MustCompile(`(?m)^#{2,3} ([0-9]+(?:\.[0-9]+)?)[. ]`)
+	scenarioItem = regexp.MustCompile(`(?m)^([0-9]{1,2})\. \S`)
+)
+
+// TestSectionCitationsExist: "run-model.md §13.1" in a comment must lead
+// to a section of that number, and "scenario N" to an item of §17.
+func TestSectionCitationsExist(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "RUN-MODEL.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sections := map[string]bool{}
+	for _, m := range heading.FindAllStringSubmatch(string(doc), -1) {
+		sections[m[1]] = true
+	}
+	_, scen, ok := strings.Cut(string(doc), "## 17. Acceptance scenarios")
+	if !ok {
+		t.Fatal("docs/RUN-MODEL.md has no §17 Acceptance scenarios")
+	}
+	scen, _, _ = strings.Cut(scen, "\n## ")
+	scenarios := map[string]bool{}
+	for _, m := range scenarioItem.FindAllStringSubmatch(scen, -1) {
+		scenarios[m[1]] = true
+	}
+	var missing []string
+	walkSources(t, func(rel string, src []byte) {
+		for _, m := range sectionCite.FindAllStringSubmatch(string(src), -1) {
+			if !sections[m[1]] {
+				missing = append(missing, "§"+m[1]+" ("+rel+")")
+			}
+		}
+		if !strings.HasSuffix(rel, "_test.go") {
+			return
+		}
+		for _, m := range scenarioCite.FindAllStringSubmatch(string(src), -1) {
+			if !scenarios[m[1]] {
+				missing = append(missing, "scenario "+m[1]+" ("+rel+")")
+			}
+		}
+	})
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		t.Fatalf("cited but not in docs/RUN-MODEL.md:\n  %s", strings.Join(slices.Compact(missing), "\n  "))
 	}
 }
