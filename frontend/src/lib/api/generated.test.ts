@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import en from '../../../messages/en.json';
 import zh from '../../../messages/zh-CN.json';
+import { describeError, setLocale } from '../i18n';
 import { ACTION_KINDS, COARSE, FAILURE_CODES, RECOVERY, RUN_STATES, TERMINAL_EVENTS, TERMINAL_STATES } from './generated';
 
 const catalogues: Record<string, Record<string, string>> = { en, 'zh-CN': zh };
@@ -14,6 +15,18 @@ describe('the generated vocabulary', () => {
     for (const code of FAILURE_CODES) {
       expect((en as Record<string, string>)[`next_${code}`], code).toBe(RECOVERY[code]);
       for (const [lang, cat] of Object.entries(catalogues)) expect(cat[`next_${code}`], `${lang} next_${code}`).toBeTruthy();
+    }
+  });
+
+  it('every failure code is shown with its localised next step, not the text the server sent', () => {
+    setLocale('zh-CN');
+    try {
+      for (const code of FAILURE_CODES) {
+        const shown = describeError({ code, message: 'm', next: 'sent by the server' }).next;
+        expect(shown, code).toBe((zh as Record<string, string>)[`next_${code}`]);
+      }
+    } finally {
+      setLocale('en');
     }
   });
 

@@ -32,6 +32,7 @@ const NEXT: Record<string, Msg> = {
   approval_stale: m.next_approval_stale,
   unauthorized: m.next_unauthorized,
   conflict: m.next_conflict,
+  not_ready: m.next_not_ready,
   storage_full: m.next_storage_full,
   storage_read_only: m.next_storage_read_only,
   store_corrupt: m.next_store_corrupt,
