@@ -88,6 +88,17 @@ func engineStop(ctx context.Context, e *Env, home string) error {
 		fmt.Fprintf(e.Stdout, "No engine is running for %s.\n", api.DisplayPath(home))
 		return nil
 	}
+	if err := stopAndWait(ctx, c, home); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.Stdout, "Stopped the engine of %s. Runs it held are interrupted; resume one with agenthub runs resume RUN.\n",
+		api.DisplayPath(home))
+	return nil
+}
+
+// stopAndWait asks the engine to stop and waits until it has released the
+// data directory (its engine lock is free).
+func stopAndWait(ctx context.Context, c *engineclient.Client, home string) error {
 	if err := c.Stop(ctx); err != nil {
 		return &backend.Error{Code: backend.CodeConflict, Err: err, Message: "the engine did not accept to stop: " + err.Error(),
 			Next: "If a window serves this data directory, close the window."}
@@ -107,8 +118,6 @@ func engineStop(ctx context.Context, e *Env, home string) error {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	fmt.Fprintf(e.Stdout, "Stopped the engine of %s. Runs it held are interrupted; resume one with agenthub runs resume RUN.\n",
-		api.DisplayPath(home))
 	return nil
 }
 

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"log/slog"
 
-	"agenthub/app/engined"
-
 	"agenthub/app/api"
+	"agenthub/app/engineclient"
+	"agenthub/app/engined"
 	"agenthub/backend"
 )
 
@@ -32,6 +32,7 @@ func runWindow(ctx context.Context, e *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	takeOverFromEngine(ctx, dir)
 	core := api.New(cfg)
 	if *approvalID != "" {
 		core.RequestOpen(api.OpenRequest{ApprovalID: *approvalID})
@@ -62,5 +63,25 @@ func windowSocket(ctx context.Context, e *Env, core *api.Core) {
 	}
 	if err := serveSocket(ctx, e, core, ln, "window", nil); err != nil {
 		slog.Warn("the window's engine socket stopped", "err", err)
+	}
+}
+
+// takeOverFromEngine stops a background engine of the data directory so
+// that the window owns the runs (and serves the socket itself): the window
+// runs its engine in-process, since its bindings call a core directly. Runs
+// a stopped engine held are recovered by the window at open: waiting
+// approvals stay pending; an agent CLI's live session is interrupted.
+func takeOverFromEngine(ctx context.Context, home string) {
+	c, err := engineclient.Dial(home)
+	if err != nil {
+		return
+	}
+	st, err := c.Status(ctx)
+	if err != nil || st.Surface != "engine" {
+		return // another window: the single-instance lock brings it forward
+	}
+	slog.Info("the window takes over the runs from the background engine", "pid", st.Pid)
+	if err := stopAndWait(ctx, c, home); err != nil {
+		slog.Warn("the background engine did not stop; the window only reads", "err", err)
 	}
 }

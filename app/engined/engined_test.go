@@ -6,9 +6,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -18,6 +20,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"agenthub/app/api"
 	"agenthub/app/cli"
 	"agenthub/app/engineclient"
 )
@@ -30,9 +33,23 @@ const asCLI = "AGENTHUB_TEST_AS_CLI"
 func TestMain(m *testing.M) {
 	if os.Getenv(asCLI) == "1" {
 		os.Exit(cli.Main(cli.Env{Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-			Assets: fstest.MapFS{"index.html": {Data: []byte("<!doctype html>")}}, Version: "test"}))
+			Assets: fstest.MapFS{"index.html": {Data: []byte("<!doctype html>")}}, Version: "test",
+			Window: windowStub}))
 	}
 	os.Exit(m.Run())
+}
+
+// windowStub stands for the desktop window (no display in this suite): it
+// opens the core as the window does, says so, and closes on SIGTERM.
+func windowStub(core *api.Core, _ fs.FS) error {
+	if err := core.Open(context.Background()); err != nil {
+		return err
+	}
+	fmt.Println("window-stub open")
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM)
+	<-sig
+	return core.Close()
 }
 
 // wait is how long a condition may take on a loaded machine.
@@ -534,5 +551,57 @@ func TestEngineStopsWhenItsDataDirectoryIsRemoved(t *testing.T) {
 	if err := os.Remove(engineclient.SocketPath(b.home)); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the engine to stop", func() bool { return syscall.Kill(st.Pid, 0) != nil })
+	waitFor(t, "the engine to stop", func() bool { return !alive(st.Pid) })
+}
+
+// TestWindowTakesOverAndCLIRunsBesideIt: a run waits in the background
+// engine; the window opened later takes the runs over (the engine stops),
+// shows the same pending approval, serves the socket, and an `approve` from
+// the command line beside it completes the run.
+func TestWindowTakesOverAndCLIRunsBesideIt(t *testing.T) {
+	b := newBox(t)
+	ws := gitWorkspace(t)
+	b.must("workspace", "add", ws)
+	code, out, errOut := b.cmd(nil, "run", "--workspace", ws, "show me around")
+	if code != cli.ExitWaiting {
+		t.Fatalf("run: %d %s%s", code, out, errOut)
+	}
+	id := pendingID(t, out+errOut)
+	engine, _ := b.status()
+	w := b.with("DISPLAY=:99").command("window")
+	wout := &syncBuf{}
+	w.Stdout, w.Stderr = wout, wout
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- w.Wait() }()
+	defer func() {
+		_ = w.Process.Signal(syscall.SIGTERM)
+		<-exited
+	}()
+	waitFor(t, "the window", func() bool { return strings.Contains(wout.String(), "window-stub open") })
+	waitFor(t, "the window's socket", func() bool { st, up := b.status(); return up && st.Surface == "window" })
+	if alive(engine.Pid) {
+		t.Fatalf("the background engine (pid %d) still runs beside the window", engine.Pid)
+	}
+	if got := firstApproval(t, b); got != id {
+		t.Fatalf("the window does not show the pending approval %s (got %s)", id, got)
+	}
+	if code, out, errOut := b.cmd(nil, "approve", id, "--on-approval", "approve"); code != 0 {
+		t.Fatalf("approve beside the window: %d\n%s%s\nwindow:\n%s", code, out, errOut, wout)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "AGENTHUB_TOUR.md")); err != nil {
+		t.Fatalf("the approved patch was not written: %v", err)
+	}
+}
+
+// alive reports whether pid runs (a zombie nobody reaped yet does not).
+func alive(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	return len(fields) > 0 && fields[0] != "Z" && fields[0] != "X"
 }
