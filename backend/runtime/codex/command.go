@@ -9,6 +9,7 @@ import (
 
 	"agenthub/backend"
 	"agenthub/backend/approval"
+	"agenthub/backend/confine"
 	"agenthub/backend/scrub"
 )
 
@@ -80,7 +81,14 @@ func (commandTool) Action(_ context.Context, _ backend.ToolEnv, raw json.RawMess
 	note := "Codex runs the command itself after AgentHub approves it."
 	if a.Escalated {
 		sandbox = "none: Codex asked to run this outside its sandbox"
-		note += " It asked to run it unconfined (with full access to this machine and the network)."
+		// The CLI, and so this command, is still inside AgentHub's
+		// confinement where the kernel has Landlock (agentproc).
+		if confine.Probe().ABI > 0 {
+			note += " It asked to run it outside its sandbox: it stays inside AgentHub's confinement of Codex " +
+				"(writes only the workspace, Codex's state dir and a private temp dir; TCP only to the model's port)."
+		} else {
+			note += " It asked to run it unconfined (with full access to this machine and the network)."
+		}
 	}
 	preview, err := json.Marshal(commandPreview{Command: a.Command, Argv: a.Argv, Cwd: a.Cwd, Sandbox: sandbox,
 		Reason: a.Reason, Actions: a.Actions, Env: commandEnv, Runtime: "codex", Note: note})
