@@ -35,7 +35,7 @@ func TestStopEndsTheWholeGroup(t *testing.T) {
 	if string(res.Stdout) != "ready\n" {
 		t.Errorf("stdout = %q", res.Stdout)
 	}
-	for deadline := time.Now().Add(5 * time.Second); syscall.Kill(grandchild, 0) == nil; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); syscall.Kill(grandchild, 0) == nil; time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("grandchild %d survived Stop", grandchild)
 		}
@@ -111,7 +111,7 @@ func TestKillGroupAfterLeaderExit(t *testing.T) {
 	if err := p.KillGroup(); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(5 * time.Second); syscall.Kill(grandchild, 0) == nil; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); syscall.Kill(grandchild, 0) == nil; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("grandchild %d survived KillGroup", grandchild)
 		}
