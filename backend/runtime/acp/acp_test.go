@@ -181,7 +181,7 @@ func TestWritesApplyOnlyWhatWasApproved(t *testing.T) {
 
 func waitWrite(t *testing.T, s *session) *writeReq {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if it, ok, _ := s.pop(); ok && it.kind == itemWrite {
 			return it.write
 		}
