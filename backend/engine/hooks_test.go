@@ -48,7 +48,7 @@ func (r *recorder) lines() []string {
 // visible before RunEnd's hooks run, so a test that saw it waits for them.
 func (r *recorder) ended(t *testing.T) []string {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 		if l := r.lines(); len(l) > 0 && strings.HasPrefix(l[len(l)-1], "RunEnd") {
 			return l
 		}
