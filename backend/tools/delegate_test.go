@@ -85,7 +85,7 @@ func (fm *family) wait(t *testing.T, id string, want backend.RunState) backend.R
 // child returns the one run that is not the parent, once it exists.
 func (fm *family) child(t *testing.T) backend.RunSummary {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 		rs, err := fm.e.Runs(t.Context(), store.RunFilter{})
 		if err != nil {
 			t.Fatal(err)
@@ -224,7 +224,7 @@ func TestDelegateCancelParentCancelsChild(t *testing.T) {
 	fm := startFamily(t, delegateCall(`{"task":"x"}`), llmtest.Turn{Text: []string{"thinking"}, Hang: true})
 	child := fm.child(t)
 	fm.wait(t, child.ID, backend.RunRunning)
-	for deadline := time.Now().Add(10 * time.Second); len(fm.srv.Requests()) < 2; time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); len(fm.srv.Requests()) < 2; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the child never asked its model")
 		}
