@@ -197,7 +197,7 @@ func readPID(t *testing.T, path string) int {
 
 func waitGone(t *testing.T, pid int) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		if syscall.Kill(pid, 0) != nil {
 			return
 		}
