@@ -36,7 +36,7 @@ func gone(pid int) bool { return syscall.Kill(pid, 0) == syscall.ESRCH }
 
 func waitGone(t *testing.T, pid int, what string) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !gone(pid); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); !gone(pid); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%s %d is still running", what, pid)
 		}
