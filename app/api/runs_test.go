@@ -100,7 +100,7 @@ func waitApproval(t *testing.T, a *ApprovalsAPI, runID string) backend.ApprovalR
 
 func waitPID(t *testing.T, path string) int {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		b, err := os.ReadFile(path)
 		if pid, perr := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && perr == nil && pid > 0 {
 			return pid
