@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -53,29 +54,36 @@ func forward(e *Env, name string, args []string) (code int, done bool) {
 	if err != nil {
 		return 0, false
 	}
-	c, err := engineclient.Dial(home)
-	if err != nil {
-		if readOnly(name, args) {
-			e.role = api.RoleReader
-			return 0, false
-		}
-		ctx := e.Context
-		if ctx == nil {
-			ctx = context.Background()
-		}
-		if c, err = ensureEngine(ctx, e, home); err != nil {
-			return exitCode(*e, err), true
-		}
-	}
 	req := engineclient.ExecRequest{Args: absArgs(append([]string{name}, args...), cwd, home), Cwd: cwd,
 		Env: forwardedEnv(e.Getenv, home), StdinTTY: isTerminal(e.Stdin), StdoutTTY: isTerminal(e.Stdout)}
 	signals, stop := forwardSignals(e)
 	defer stop()
-	code, err = c.Exec(context.Background(), req, e.Stdin, e.Stdout, e.Stderr, signals)
-	if err != nil {
-		return exitCode(*e, err), true
+	// Twice at most: an engine that was exiting as we connected never took
+	// the command, and then it goes to the next one (or reads here).
+	for attempt := 0; ; attempt++ {
+		c, err := engineclient.Dial(home)
+		if err != nil {
+			if readOnly(name, args) {
+				e.role = api.RoleReader
+				return 0, false
+			}
+			ctx := e.Context
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			if c, err = ensureEngine(ctx, e, home); err != nil {
+				return exitCode(*e, err), true
+			}
+		}
+		code, err = c.Exec(context.Background(), req, e.Stdin, e.Stdout, e.Stderr, signals)
+		if err != nil && errors.Is(err, engineclient.ErrNoEngine) && attempt == 0 {
+			continue
+		}
+		if err != nil {
+			return exitCode(*e, err), true
+		}
+		return code, true
 	}
-	return code, true
 }
 
 // forwardSignals turns this process's SIGINT and SIGTERM into messages to

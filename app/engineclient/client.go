@@ -114,20 +114,21 @@ func (c *Client) Stop(ctx context.Context) error {
 // stdout and stderr are written as the engine sends them, each signal
 // received on signals is forwarded, and the command's exit code is
 // returned. A connection lost before the exit code is an error of code
-// engine_unavailable.
+// engine_unavailable; it also matches ErrNoEngine when the engine never
+// took the command (it was exiting), so the caller may start another.
 func (c *Client) Exec(ctx context.Context, r ExecRequest, stdin io.Reader, stdout, stderr io.Writer, signals <-chan string) (int, error) {
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "unix", c.sock)
 	if err != nil {
-		return 0, lost(err)
+		return 0, lost(fmt.Errorf("%w: %v", ErrNoEngine, err))
 	}
 	defer conn.Close()
 	fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: engine\r\nConnection: Upgrade\r\nUpgrade: %s\r\nContent-Length: 0\r\n\r\n",
 		PathExec, UpgradeProto)
 	br := bufio.NewReader(conn)
 	resp, err := http.ReadResponse(br, nil)
-	if err != nil {
-		return 0, lost(err)
+	if err != nil { // an engine that was exiting: nothing of the command ran
+		return 0, lost(fmt.Errorf("%w: %v", ErrNoEngine, err))
 	}
 	if resp.StatusCode != http.StatusSwitchingProtocols {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
