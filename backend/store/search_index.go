@@ -154,3 +154,16 @@ func hasSearchIndex(ctx context.Context, db *sql.DB) (bool, error) {
 	}
 	return n > 0, nil
 }
+
+// freshReader opens a reader of its own for an integrity check; the caller
+// closes it. FTS5's check on a pooled reader compares the index with totals
+// that connection cached before the index last grew, and reports a checksum
+// mismatch that is not there (a fresh connection and the writer say ok).
+func (s *Store) freshReader() (*sql.DB, error) {
+	db, err := sql.Open("sqlite3", dsn(s.path)+"&_query_only=1")
+	if err != nil {
+		return nil, fmt.Errorf("open a reader for the check: %w", err)
+	}
+	db.SetMaxOpenConns(1)
+	return db, nil
+}

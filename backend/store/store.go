@@ -382,7 +382,12 @@ func (s *Store) closeStmts() error {
 // Integrity runs PRAGMA integrity_check and returns nil when it says "ok".
 func (s *Store) Integrity(ctx context.Context) error {
 	var res string
-	if err := s.r.QueryRowContext(ctx, "PRAGMA integrity_check").Scan(&res); err != nil {
+	db, err := s.freshReader() // search_index.go: not a pooled reader
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := db.QueryRowContext(ctx, "PRAGMA integrity_check").Scan(&res); err != nil {
 		return fmt.Errorf("integrity check: %w", err)
 	}
 	if res != "ok" {

@@ -123,7 +123,12 @@ func (s *Store) Check(ctx context.Context, full bool) error {
 	if full {
 		pragma = "PRAGMA integrity_check(20)"
 	}
-	rows, err := s.r.QueryContext(ctx, pragma)
+	db, err := s.freshReader() // search_index.go: not a pooled reader
+	if err != nil {
+		return storageError(s.path, err)
+	}
+	defer db.Close()
+	rows, err := db.QueryContext(ctx, pragma)
 	if err != nil {
 		return storageError(s.path, fmt.Errorf("%s: %w", pragma, err))
 	}
