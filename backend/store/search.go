@@ -48,13 +48,6 @@ type SnippetPart struct {
 	Match bool   `json:"match,omitempty"`
 }
 
-// The snippet's match markers: private-use characters, which no redacted
-// payload is expected to hold (one that does only loses its highlight).
-const (
-	markOpen  = "\ue000"
-	markClose = "\ue001"
-)
-
 // ErrEmptyQuery is returned for a query without a word to look for.
 var ErrEmptyQuery = &backend.Error{Code: backend.CodeInvalidInput, Message: "type a word to search for",
 	Next: "Search for a word of the task, a message, a command, a file path or an approval reason."}
@@ -102,24 +95,25 @@ func (s *Store) Search(ctx context.Context, f SearchFilter) ([]SearchHit, error)
 		limit = 50
 	}
 	limit = min(limit, 500)
-	// The best matches first, then the snippets of those alone: snippet()
-	// in the ranked query ran for every match before the sort (a word in
-	// 100,000 messages took seconds). The joins are in the ranked query only
-	// when a filter needs them, and they order by FTS5's rank column (bm25),
-	// which FTS5 sorts itself; CROSS JOIN keeps SQLite from running the
-	// second MATCH over every match instead of looking up the best rows.
+	// The best matches first (FTS5 sorts by its rank column, bm25), then
+	// the text of those alone, looked up by rowid: FTS5's snippet() needs the
+	// MATCH again, which for each row walks the term's whole doclist (a word
+	// in 100,000 messages took 600 ms, in the ranked query seconds). The
+	// snippet is cut here (cutSnippet). The joins are in the ranked query
+	// only when a filter needs them.
 	from := "search_text"
 	if len(where) > 1 {
 		from += " JOIN events e ON e.pos = search_text.rowid JOIN runs r ON r.id = e.run_id"
 	}
 	q := `WITH top AS (SELECT search_text.rowid AS pos, search_text.rank AS rank FROM ` + from + `
 			WHERE ` + strings.Join(where, " AND ") + ` ORDER BY rank LIMIT ?)
-		SELECT e.run_id, e.seq, e.type, e.ts, snippet(search_text, 0, '` + markOpen + `', '` + markClose +
-		`', '…', 16), top.rank, r.task, r.state, r.workspace_id, r.profile, r.runtime, r.created_at
+		SELECT e.run_id, e.seq, e.type, e.ts, search_text.body, top.rank, r.task, r.state, r.workspace_id, r.profile,
+			r.runtime, r.created_at
 		FROM top CROSS JOIN search_text ON search_text.rowid = top.pos CROSS JOIN events e ON e.pos = top.pos
 		CROSS JOIN runs r ON r.id = e.run_id
-		WHERE search_text MATCH ? ORDER BY top.rank`
-	args = append(args, limit, match)
+		ORDER BY top.rank`
+	args = append(args, limit)
+	terms := queryWords(f.Query)
 	rows, err := s.r.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
@@ -133,7 +127,7 @@ func (s *Store) Search(ctx context.Context, f SearchFilter) ([]SearchHit, error)
 			&h.WorkspaceID, &h.Profile, &h.Runtime, &h.CreatedAt); err != nil {
 			return nil, fmt.Errorf("search: %w", err)
 		}
-		h.Snippet = splitSnippet(snip)
+		h.Snippet = cutSnippet(snip, terms)
 		out = append(out, h)
 	}
 	if err := rows.Err(); err != nil {
@@ -161,26 +155,87 @@ func MatchExpr(q string) string {
 	return strings.Join(parts, " ")
 }
 
-// splitSnippet cuts FTS5's snippet at the match markers.
-func splitSnippet(s string) []SnippetPart {
+// queryWords are the words of a query, folded to lower case, as MatchExpr
+// reads them.
+func queryWords(q string) []string {
+	words := strings.FieldsFunc(q, notWordRune)
+	for i, w := range words {
+		words[i] = strings.ToLower(w)
+	}
+	return words
+}
+
+func notWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' }
+
+// snippetWords is how many words a snippet shows around its first match.
+const snippetWords = 16
+
+// cutSnippet is the words of text around the first word that matches the
+// query (the last query word as a prefix, as the search matched it), the
+// matching words marked; the start of the text when no word matches here
+// (a match FTS5 found by folding diacritics).
+func cutSnippet(text string, terms []string) []SnippetPart {
+	type word struct{ from, to int }
+	var words []word
+	start := -1
+	for i, r := range text {
+		if notWordRune(r) {
+			if start >= 0 {
+				words = append(words, word{start, i})
+				start = -1
+			}
+		} else if start < 0 {
+			start = i
+		}
+	}
+	if start >= 0 {
+		words = append(words, word{start, len(text)})
+	}
+	matches := func(w string) bool {
+		w = strings.ToLower(w)
+		for i, t := range terms {
+			if w == t || (i == len(terms)-1 && strings.HasPrefix(w, t)) {
+				return true
+			}
+		}
+		return false
+	}
+	first := 0
+	for i, w := range words {
+		if matches(text[w.from:w.to]) {
+			first = i
+			break
+		}
+	}
+	lo := max(0, first-snippetWords/4)
+	hi := min(len(words), lo+snippetWords)
+	if len(words) == 0 {
+		return []SnippetPart{{Text: text}}
+	}
 	var out []SnippetPart
-	for s != "" {
-		i := strings.Index(s, markOpen)
-		if i < 0 {
-			out = append(out, SnippetPart{Text: s})
-			break
+	add := func(s string, match bool) {
+		if s == "" {
+			return
 		}
-		if i > 0 {
-			out = append(out, SnippetPart{Text: s[:i]})
+		if n := len(out); n > 0 && !out[n-1].Match && !match {
+			out[n-1].Text += s
+			return
 		}
-		s = s[i+len(markOpen):]
-		j := strings.Index(s, markClose)
-		if j < 0 {
-			out = append(out, SnippetPart{Text: s, Match: true})
-			break
-		}
-		out = append(out, SnippetPart{Text: s[:j], Match: true})
-		s = s[j+len(markClose):]
+		out = append(out, SnippetPart{Text: s, Match: match})
+	}
+	if lo > 0 {
+		add("…", false)
+	}
+	pos := words[lo].from
+	for _, w := range words[lo:hi] {
+		add(text[pos:w.from], false)
+		add(text[w.from:w.to], matches(text[w.from:w.to]))
+		pos = w.to
+	}
+	if hi < len(words) {
+		add(text[pos:words[hi].from]+"…", false)
+	} else {
+		add(text[pos:], false)
 	}
 	return out
 }

@@ -390,3 +390,36 @@ func TestDecisionEntryCarriesReasonAndHunks(t *testing.T) {
 		t.Fatalf("the chain does not verify: %+v %v", r, err)
 	}
 }
+
+func TestCutSnippet(t *testing.T) {
+	long := make([]string, 40)
+	for i := range long {
+		long[i] = fmt.Sprintf("w%d", i)
+	}
+	for _, tc := range []struct {
+		name, text string
+		terms      []string
+		want       string // matches in [brackets]
+	}{
+		{"short", "found narwhal in main.go", []string{"narwhal"}, "found [narwhal] in main.go"},
+		{"case", "Found NARWHAL", []string{"narwhal"}, "Found [NARWHAL]"},
+		{"the last word is a prefix", "edit src/walrus.go now", []string{"walr"}, "edit src/[walrus].go now"},
+		{"only the last word", "walrus wal", []string{"wal", "x"}, "walrus [wal]"},
+		{"a window around the first match", strings.Join(long, " "), []string{"w30"},
+			"…w26 w27 w28 w29 [w30] w31 w32 w33 w34 w35 w36 w37 w38 w39"},
+		{"the start when nothing matches here", strings.Join(long, " "), []string{"zzz"},
+			"w0 w1 w2 w3 w4 w5 w6 w7 w8 w9 w10 w11 w12 w13 w14 w15 …"},
+	} {
+		var b strings.Builder
+		for _, p := range cutSnippet(tc.text, tc.terms) {
+			if p.Match {
+				b.WriteString("[" + p.Text + "]")
+			} else {
+				b.WriteString(p.Text)
+			}
+		}
+		if b.String() != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, b.String(), tc.want)
+		}
+	}
+}
