@@ -73,20 +73,12 @@ func runsVerify(e *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if len(words) != 1 {
-		return usagef("runs verify takes one bundle file: agenthub runs verify FILE")
-	}
-	f, err := os.Open(words[0])
+	f, size, err := bundleArg("verify", words)
 	if err != nil {
-		return &backend.Error{Code: backend.CodeNotFound, Err: err, Message: "cannot read " + filepath.Base(words[0]),
-			Next: "Check the file name; a bundle is what `agenthub runs export RUN -o FILE` wrote."}
+		return err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("runs verify: %w", err)
-	}
-	r, err := api.VerifyBundle(f, fi.Size())
+	r, err := api.VerifyBundle(f, size)
 	if err != nil {
 		return err
 	}
@@ -121,25 +113,17 @@ func runsImport(ctx context.Context, e *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if len(words) != 1 {
-		return usagef("runs import takes one bundle file: agenthub runs import FILE")
-	}
-	f, err := os.Open(words[0])
+	f, size, err := bundleArg("import", words)
 	if err != nil {
-		return &backend.Error{Code: backend.CodeNotFound, Err: err, Message: "cannot read " + filepath.Base(words[0]),
-			Next: "Check the file name; a bundle is what `agenthub runs export RUN -o FILE` wrote."}
+		return err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("runs import: %w", err)
-	}
 	core, err := openCore(ctx, e, *home, backend.SurfaceCLI)
 	if err != nil {
 		return err
 	}
 	defer core.Close()
-	r, err := api.ImportRun(core, f, fi.Size())
+	r, err := api.ImportRun(core, f, size)
 	if err != nil {
 		return err
 	}
@@ -176,4 +160,22 @@ func writeFileAtomic(path string, data []byte) error {
 		_ = os.Remove(tmp.Name())
 	}
 	return err
+}
+
+// bundleArg opens the one bundle file a command takes.
+func bundleArg(cmd string, words []string) (*os.File, int64, error) {
+	if len(words) != 1 {
+		return nil, 0, usagef("runs %s takes one bundle file: agenthub runs %s FILE", cmd, cmd)
+	}
+	f, err := os.Open(words[0])
+	if err != nil {
+		return nil, 0, &backend.Error{Code: backend.CodeNotFound, Err: err, Message: "cannot read " + filepath.Base(words[0]),
+			Next: "Check the file name; a bundle is what `agenthub runs export RUN -o FILE` wrote."}
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, fmt.Errorf("runs %s: %w", cmd, err)
+	}
+	return f, fi.Size(), nil
 }
