@@ -133,3 +133,54 @@ func findWorkspace(wss []backend.Workspace, w string) (string, bool) {
 	}
 	return "", false
 }
+
+// RunsPageRequest asks for a page of the runs list: newest first,
+// Before the cursor of the previous page's last run (0 for the first page).
+type RunsPageRequest struct {
+	Workspace string   `json:"workspace,omitempty"` // id, name or path
+	Status    []string `json:"status,omitempty"`
+	Before    int64    `json:"before,omitempty"`
+	Limit     int      `json:"limit,omitempty"` // default 100, at most 1,000
+}
+
+// RunsPage is one page of the runs list.
+type RunsPage struct {
+	Runs []store.RunListItem `json:"runs"`
+	More bool                `json:"more"` // another page follows: pass the last run's cursor as before
+}
+
+// RunsPage lists runs a page at a time, with what tells runs of the same
+// task apart (start time, workspace, id) and the resume links both ways.
+func (s *SearchAPI) RunsPage(in RunsPageRequest) (RunsPage, error) {
+	db, err := s.core.db()
+	if err != nil {
+		return RunsPage{}, err
+	}
+	ctx := context.Background()
+	f := store.RunPageFilter{Before: in.Before, Limit: in.Limit}
+	for _, st := range in.Status {
+		state, ok := parseState(st)
+		if !ok {
+			return RunsPage{}, &backend.Error{Code: backend.CodeInvalidInput, Message: "unknown run status " + quote(st),
+				Next: "Use one of: " + stateNames() + "."}
+		}
+		f.States = append(f.States, state)
+	}
+	if in.Workspace != "" {
+		wss, err := db.Workspaces(ctx)
+		if err != nil {
+			return RunsPage{}, err
+		}
+		id, ok := findWorkspace(wss, in.Workspace)
+		if !ok {
+			return RunsPage{}, &backend.Error{Code: backend.CodeNotFound, Message: "no workspace " + quote(in.Workspace),
+				Next: "Name a workspace by its id, name or path: `agenthub workspace list` shows them."}
+		}
+		f.WorkspaceID = id
+	}
+	runs, more, err := db.RunsPage(ctx, f)
+	if err != nil {
+		return RunsPage{}, err
+	}
+	return RunsPage{Runs: runs, More: more}, nil
+}

@@ -36,6 +36,21 @@ func (s *Server) historyRoutes(mux *http.ServeMux) {
 		}
 		reply(w, v, err)
 	})
+	mux.HandleFunc("GET /api/runs/page", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		before, err1 := parseInt(q.Get("before"))
+		limit, err2 := parseInt(q.Get("limit"))
+		if err1 != nil || err2 != nil {
+			writeError(w, backend.Errorf(backend.CodeInvalidInput, "before and limit must be whole numbers"), 0)
+			return
+		}
+		in := api.RunsPageRequest{Workspace: q.Get("workspace"), Before: before, Limit: int(limit)}
+		if st := q.Get("status"); st != "" {
+			in.Status = strings.Split(st, ",")
+		}
+		v, err := search.RunsPage(in)
+		reply(w, v, err)
+	})
 	mux.HandleFunc("GET /api/runs/{id}/export", func(w http.ResponseWriter, r *http.Request) {
 		id := r.PathValue("id")
 		data, _, err := api.ExportRunBytes(s.core, id)

@@ -58,6 +58,16 @@ func TestSearchAndExportRoutes(t *testing.T) {
 	if _, err := zip.NewReader(bytes.NewReader([]byte(body)), int64(len(body))); err != nil {
 		t.Fatal(err)
 	}
+	status, body, _ = f.do(t, "GET", "/api/runs/page?limit=10&workspace="+ws.ID, "", f.auth())
+	var page api.RunsPage
+	if err := json.Unmarshal([]byte(body), &page); status != 200 || err != nil || len(page.Runs) != 1 ||
+		page.Runs[0].ID != run.ID || page.More || page.Runs[0].WorkspaceName == "" {
+		t.Fatalf("runs page: %d %v %s", status, err, body)
+	}
+	status, body, _ = f.do(t, "GET", "/api/runs/page?status=Bogus", "", f.auth())
+	if status != 400 || !strings.Contains(body, `"invalid_input"`) {
+		t.Fatalf("runs page with an unknown status: %d %s", status, body)
+	}
 	status, body, _ = f.do(t, "GET", "/api/runs/run_nope/export", "", f.auth())
 	if status != 404 || !strings.Contains(body, `"not_found"`) {
 		t.Fatalf("export of an unknown run: %d %s", status, body)
