@@ -26,7 +26,7 @@ import type {
   WorktreeView,
 } from './types';
 import type { ApiError } from './error';
-import type { RunSaved, SearchRequest, SearchResult } from './history';
+import type { RunSaved, RunsPage, RunsPageRequest, SearchRequest, SearchResult } from './history';
 
 export type TransportKind = 'wails' | 'http';
 
@@ -109,6 +109,8 @@ export interface HistoryAPI {
   search(req: SearchRequest): Promise<SearchResult[]>;
   /** Saves the run's bundle: the window asks where, the browser downloads it. */
   exportRun(runId: string): Promise<RunSaved>;
+  /** The runs list, newest first, a page at a time. */
+  runsPage?(req: RunsPageRequest): Promise<RunsPage>;
 }
 
 export interface StreamHandlers {

@@ -41,6 +41,38 @@ export interface SearchResult {
   createdAt: string;
 }
 
+/** One run of the runs list (GET /api/runs/page). */
+export interface RunListItem {
+  id: string;
+  task: string;
+  state: RunState;
+  workspaceId: string;
+  workspaceName: string;
+  profile: string;
+  createdAt: string;
+  lastEventAt: string;
+  pendingApprovals: number;
+  /** The run this one continues. */
+  resumedFrom?: string;
+  /** The run that continues this one. */
+  resumedBy?: string;
+  imported?: boolean;
+  /** Pass as before for the next page. */
+  cursor: number;
+}
+
+export interface RunsPageRequest {
+  workspace?: string;
+  status?: string[];
+  before?: number;
+  limit?: number;
+}
+
+export interface RunsPage {
+  runs: RunListItem[];
+  more: boolean;
+}
+
 export interface RunSaved {
   /** False when the save dialog was cancelled. */
   saved: boolean;

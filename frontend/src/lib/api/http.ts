@@ -180,6 +180,8 @@ export function createHttpApi(opts: HttpOptions = {}): Api {
             limit: r.limit,
           })}`,
         )) ?? [],
+      runsPage: (r) =>
+        request('GET', `/api/runs/page${q({ workspace: r.workspace, status: r.status?.join(','), before: r.before, limit: r.limit })}`),
       async exportRun(rid) {
         const res = await send('GET', `/api/runs/${id(rid)}/export`, 'application/zip, application/json');
         if (!res.ok) throw failure(res, parseJSON(await res.text()));

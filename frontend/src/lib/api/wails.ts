@@ -87,6 +87,7 @@ export function createWailsApi(win: WailsWindow): Api {
     history: {
       search: async (r) => (await call<import('./history').SearchResult[] | null>('SearchAPI', 'Search', r)) ?? [],
       exportRun: (id) => call('RunFileAPI', 'Save', id),
+      runsPage: (r) => call('SearchAPI', 'RunsPage', r),
     },
     worktrees: {
       get: (id) => call('WorktreesAPI', 'Get', id),
