@@ -50,12 +50,19 @@ describe('SearchBox', () => {
     const input = await screen.findByTestId('search-input');
     await waitFor(() => expect(document.activeElement).toBe(input));
     await fireEvent.change(screen.getByTestId('search-status'), { target: { value: 'Completed' } });
+    await fireEvent.input(screen.getByTestId('search-file'), { target: { value: 'src/main.go' } });
+    await fireEvent.input(screen.getByTestId('search-from'), { target: { value: '2026-11-01' } });
     await fireEvent.input(input, { target: { value: 'narwh' } });
     const hits = await screen.findAllByTestId('search-hit', {}, { timeout: 30_000 });
     expect(hits).toHaveLength(2);
     expect(hits[0]!.querySelector('mark')?.textContent).toBe('narwhal');
     expect(hits[0]).toHaveTextContent('task of run_aaaaaa');
-    expect(asked.at(-1)).toMatchObject({ query: 'narwh', status: ['Completed'] });
+    expect(asked.at(-1)).toMatchObject({
+      query: 'narwh',
+      status: ['Completed'],
+      changedFile: 'src/main.go',
+      from: new Date('2026-11-01T00:00').toISOString(),
+    });
     await fireEvent.keyDown(input, { key: 'ArrowDown' });
     await fireEvent.keyDown(input, { key: 'Enter' });
     expect(onOpen).toHaveBeenCalledWith('run_bbbbbb', 3);
