@@ -5,8 +5,7 @@
 import { fireEvent, render, screen, waitFor } from '@testing-library/svelte';
 import { describe, expect, it, vi } from 'vitest';
 import RunsList from './RunsList.svelte';
-import { API_CONTEXT_KEY, type HistoryAPI } from '../../lib/api';
-import type { RunListItem, RunsPageRequest } from '../../lib/api/history';
+import { API_CONTEXT_KEY, type HistoryAPI, type RunListItem, type RunsPageRequest } from '../../lib/api';
 import { createMemoryApi } from '../../lib/api/memory';
 
 const item = (i: number): RunListItem => ({

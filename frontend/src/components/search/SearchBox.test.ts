@@ -5,8 +5,7 @@
 import { fireEvent, render, screen, waitFor } from '@testing-library/svelte';
 import { describe, expect, it, vi } from 'vitest';
 import SearchBox from './SearchBox.svelte';
-import { API_CONTEXT_KEY, type HistoryAPI } from '../../lib/api';
-import type { SearchRequest, SearchResult } from '../../lib/api/history';
+import { API_CONTEXT_KEY, type HistoryAPI, type SearchRequest, type SearchResult } from '../../lib/api';
 import { createMemoryApi } from '../../lib/api/memory';
 
 const hit = (runId: string, sequence: number, words: string): SearchResult => ({
