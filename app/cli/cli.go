@@ -89,6 +89,7 @@ func commands() map[string]command {
 		"policy":    {"check a workspace policy's examples, or explain a decision", runPolicy},
 		"audit":     {"verify the audit hash chain, or export it as JSONL", runAudit},
 		"worktree":  {"list, merge, keep, discard or push the worktrees of worktree runs", runWorktree},
+		"search":    {"search every run: search \"query\" [--workspace W] [--status S] [--json]", runSearch},
 		"engine":    {"run the data directory's engine: engine [start|stop|status]", runEngine},
 	}
 }
