@@ -14,8 +14,11 @@ func TestConfinementCheck(t *testing.T) {
 		ok      bool
 		detail  string
 	}{
-		{"landlock with TCP rules", confine.Support{ABI: 7}, true, "Landlock ABI 7: commands and agent CLIs write only"},
-		{"landlock without TCP rules", confine.Support{ABI: 3}, false, "Landlock ABI 3 confines files but not TCP"},
+		{"landlock and network namespaces", confine.Support{ABI: 7, NetNS: true}, true, "Landlock ABI 7: commands and agent CLIs write only"},
+		{"landlock without namespaces", confine.Support{ABI: 7, NetNSReason: "refused"}, false,
+			"Landlock ABI 7: commands write only in the workspace and a private temp dir; no TCP unless allowed, but UDP (DNS)"},
+		{"landlock without TCP rules", confine.Support{ABI: 3, NetNSReason: "refused"}, false, "Landlock ABI 3 confines files but not the network"},
+		{"old landlock, namespaces", confine.Support{ABI: 3, NetNS: true}, true, "Landlock ABI 3: commands and agent CLIs write only"},
 		{"no landlock", confine.Support{Reason: "the kernel lacks Landlock"}, false, "not confined: the kernel lacks Landlock"},
 	}
 	for _, tc := range tests {

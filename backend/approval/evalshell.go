@@ -31,12 +31,16 @@ func (p *Policy) evalShell(a Action) backend.PolicyResult {
 		for name := range a.Env {
 			part.Env = append(part.Env, name) // the tool's own env argument counts as an assignment
 		}
-		results = append(results, p.evalPart(part, a.Cwd, label))
+		results = append(results, p.evalPart(part, a.Cwd, label, a.Network))
 	}
 	return combine(backend.ActionShell, results)
 }
 
-func (p *Policy) evalPart(part Part, cwd, at string) backend.PolicyResult {
+// evalPart decides one simple command. network is whether the command
+// asks for network access: an allow rule that does not say network = true
+// is then ignored (the command asks), as the network is a capability of
+// its own that the rule's author did not grant.
+func (p *Policy) evalPart(part Part, cwd, at string, network bool) backend.PolicyResult {
 	t := newTally()
 	kind := classify(part)
 	for _, w := range append(append(append([]string(nil), part.Argv...), part.Inputs...), part.Outputs...) {
@@ -62,10 +66,14 @@ func (p *Policy) evalPart(part Part, cwd, at string) backend.PolicyResult {
 		name := ruleName("shell", i, r.ID) + at
 		deny := r.Verdict == backend.Deny
 		matched := shellRuleMatch(r, part, cwd, deny)
-		if matched && r.Verdict == backend.Allow && (kind.AlwaysAsks() || kind == backend.ActionSecret || part.Opaque != "") {
+		if matched && r.Verdict == backend.Allow && (kind.AlwaysAsks() || kind == backend.ActionSecret || part.Opaque != "" ||
+			(network && !r.Network)) {
 			why := "the gate cannot be switched off for " + string(kind)
-			if part.Opaque != "" {
+			switch {
+			case part.Opaque != "":
 				why = "what it runs cannot be seen: " + part.Opaque
+			case network && !r.Network && !kind.AlwaysAsks() && kind != backend.ActionSecret:
+				why = "the command asks for network access, which the rule does not allow (network = true)"
 			}
 			t.note("ignored:"+name, rulePattern(r)+" ("+why+")", backend.Allow)
 			continue

@@ -34,6 +34,9 @@ type Action struct {
 	Remote        string `json:"remote,omitempty"` // commit, push, publish, deploy
 	Ref           string `json:"ref,omitempty"`
 	Target        string `json:"target,omitempty"`
+	// Network (shell): the command asks for network access with its
+	// approval; only an allow rule that says network = true allows it.
+	Network bool `json:"network,omitempty"`
 }
 
 // paths returns every path an action touches.

@@ -57,6 +57,9 @@ type ShellRule struct {
 	Verdict  backend.Verdict `toml:"verdict"`
 	Match    []string        `toml:"match,omitempty"`
 	NotMatch []string        `toml:"not_match,omitempty"`
+	// Network lets an allow rule also allow the command's network access;
+	// without it a command that asks for the network asks the user.
+	Network bool `toml:"network,omitempty"`
 }
 
 // NetworkRule matches a request's host (a glob such as "*.example.com") and,

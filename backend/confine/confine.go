@@ -112,6 +112,18 @@ type Support struct {
 	ABI int `json:"abi"`
 	// Reason says why there is none.
 	Reason string `json:"reason,omitempty"`
+	// NetNS is whether a process can be started in network and user
+	// namespaces of its own (no network at all: TCP, UDP, DNS, raw);
+	// NetNSReason says why not.
+	NetNS       bool   `json:"netns,omitempty"`
+	NetNSReason string `json:"netnsReason,omitempty"`
+}
+
+// Isolated reports whether r keeps its process off the network in a
+// namespace of its own on a kernel with support s: it may use no network
+// at all (not granted, no ports), and the kernel can isolate it.
+func (r Rules) Isolated(s Support) bool {
+	return s.NetNS && !r.Network.Any && len(r.Network.ConnectTCP) == 0
 }
 
 // SwitchEnv, set to "off" in AgentHub's environment, turns confinement
@@ -119,12 +131,27 @@ type Support struct {
 // approval then say that nothing is confined.
 const SwitchEnv = "AGENTHUB_LANDLOCK"
 
-// Probe asks the kernel which Landlock ABI it supports.
+// NetNSSwitchEnv, set to "off", stops proc from starting commands in a
+// network namespace (to tell whether it is what breaks a command, and to
+// test the fallback to Landlock's TCP rules): doctor and every approval
+// then say what the network confinement no longer covers.
+const NetNSSwitchEnv = "AGENTHUB_NETNS"
+
+// Probe asks the kernel which Landlock ABI it supports and whether it
+// lets us create network namespaces (probed once per process).
 func Probe() Support {
+	var s Support
 	if strings.EqualFold(os.Getenv(SwitchEnv), "off") {
-		return Support{Reason: "switched off by " + SwitchEnv + "=off"}
+		s = Support{Reason: "switched off by " + SwitchEnv + "=off"}
+	} else {
+		s = probe()
 	}
-	return probe()
+	if strings.EqualFold(os.Getenv(NetNSSwitchEnv), "off") {
+		s.NetNSReason = "network namespaces switched off by " + NetNSSwitchEnv + "=off"
+	} else {
+		s.NetNS, s.NetNSReason = probeNetNS()
+	}
+	return s
 }
 
 // Summary is what confinement applies, for the approval dialog and doctor:
@@ -135,25 +162,37 @@ type Summary struct {
 	Reads    []string `json:"reads,omitempty"`
 	Writes   []string `json:"writes,omitempty"`
 	// Network is one of the Net values; Ports are the TCP ports of
-	// NetPorts.
-	Network string   `json:"network,omitempty"`
-	Ports   []uint16 `json:"ports,omitempty"`
+	// NetPorts; NetworkBy is the mechanism that enforces it (NetBy values).
+	Network   string   `json:"network,omitempty"`
+	Ports     []uint16 `json:"ports,omitempty"`
+	NetworkBy string   `json:"networkBy,omitempty"`
 	// Reason says what is not confined and why ("kernel lacks Landlock").
 	Reason string `json:"reason,omitempty"`
 }
 
 // Summary.Network values.
 const (
-	NetNone         = "none"           // no TCP connect or bind
+	NetNone         = "none"           // no network at all (a namespace of its own)
+	NetNoTCP        = "no tcp"         // no TCP connect or bind; UDP is not restricted
 	NetAny          = "any"            // network access was approved
 	NetPorts        = "ports"          // TCP connect to Ports only
 	NetUnrestricted = "not restricted" // the kernel cannot restrict TCP
 )
 
+// Summary.NetworkBy values.
+const (
+	NetByNamespace = "network namespace" // no interface but a private loopback
+	NetByLandlock  = "landlock"          // TCP bind and connect rules
+)
+
 // Text is the summary on one line, in English, for logs and the CLI.
 func (s Summary) Text() string {
 	if !s.Confined {
-		return "not confined: " + s.Reason
+		t := "not confined: " + s.Reason
+		if s.Network == NetNone {
+			t += "; network: none (" + s.NetworkBy + ")"
+		}
+		return t
 	}
 	list := func(l []string) string {
 		if len(l) == 0 {
@@ -169,6 +208,9 @@ func (s Summary) Text() string {
 		}
 		network = "tcp ports " + strings.Join(ports, ", ")
 	}
+	if s.NetworkBy != "" {
+		network += " (" + s.NetworkBy + ")"
+	}
 	t := "writes: " + list(s.Writes) + "; reads: " + list(s.Reads) + "; network: " + network
 	if s.Reason != "" {
 		t += " (" + s.Reason + ")"
@@ -183,7 +225,11 @@ func Describe(r Rules, s Support) Summary {
 		if reason == "" {
 			reason = "the kernel lacks Landlock"
 		}
-		return Summary{Reason: reason}
+		out := Summary{Reason: reason}
+		if r.Isolated(s) { // the namespace needs no Landlock
+			out.Network, out.NetworkBy = NetNone, NetByNamespace
+		}
+		return out
 	}
 	out := Summary{Confined: true, ABI: s.ABI, Reads: labels(r.Read), Writes: labels(r.Write)}
 	if r.PrivateTemp {
@@ -192,13 +238,19 @@ func Describe(r Rules, s Support) Summary {
 	switch {
 	case r.Network.Any:
 		out.Network = NetAny
+	case r.Isolated(s):
+		out.Network, out.NetworkBy = NetNone, NetByNamespace
 	case s.ABI < 4:
 		out.Network = NetUnrestricted
 		out.Reason = "Landlock ABI " + strconv.Itoa(s.ABI) + " cannot restrict TCP (4 can)"
+		if len(r.Network.ConnectTCP) == 0 && s.NetNSReason != "" {
+			out.Reason += "; " + s.NetNSReason
+		}
 	case len(r.Network.ConnectTCP) == 0:
-		out.Network = NetNone
+		out.Network, out.NetworkBy = NetNoTCP, NetByLandlock
+		out.Reason = "UDP and raw sockets are not restricted: " + s.NetNSReason
 	default:
-		out.Network, out.Ports = NetPorts, slices.Clone(r.Network.ConnectTCP)
+		out.Network, out.Ports, out.NetworkBy = NetPorts, slices.Clone(r.Network.ConnectTCP), NetByLandlock
 	}
 	return out
 }

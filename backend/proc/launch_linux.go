@@ -76,15 +76,24 @@ func (p *Process) launch(ctx context.Context, cancel context.CancelFunc) error {
 	if cfg.Env == nil {
 		cfg.Env = []string{}
 	}
+	attr := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	if p.spec.Confine != nil {
-		cfg.Rules, cfg.ABI = p.spec.Confine, confine.Probe().ABI
+		support := confine.Probe()
+		cfg.Rules, cfg.ABI = p.spec.Confine, support.ABI
+		if p.spec.Confine.Isolated(support) {
+			// No network was granted: the supervisor, and so the command
+			// and all it starts, get network and user namespaces of their
+			// own (confine.NetNSAttr): no TCP, UDP, DNS or raw socket
+			// reaches the host.
+			cfg.NetNS, attr = true, confine.NetNSAttr(attr)
+		}
 	}
 	cmd := exec.CommandContext(ctx, supervisorProgram())
 	cmd.Args = []string{"agenthub-supervise", p.spec.Path}
 	cmd.Dir = p.spec.Dir
 	cmd.Env = []string{supervisorEnv + "=1"}
 	cmd.ExtraFiles = []*os.File{cfgR, life, statusW} // fdConfig, fdLifeline, fdStatus
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	cmd.SysProcAttr = attr
 	cmd.Cancel = p.terminate
 	cmd.WaitDelay = gracePeriod + killPeriod + time.Second
 	p.cmd, p.sup.active = cmd, true

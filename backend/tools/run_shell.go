@@ -37,6 +37,7 @@ var shellEnvNames = []string{"HOME", "LANG", "PATH", "TERM"}
 type shellArgs struct {
 	Command        string `json:"command" jsonschema:"the shell command line, run by /bin/sh -c in the workspace root"`
 	TimeoutSeconds int    `json:"timeout_seconds,omitempty" jsonschema:"seconds before the command and everything it started are killed; default 120, at most 600"`
+	Network        bool   `json:"network,omitempty" jsonschema:"true when the command needs the network (downloads, git fetch, package installs); the user approves it with the command. Without it the command has no network at all"`
 }
 
 var shellSchema = mustSchema[shellArgs](func(s *jsonschema.Schema) {
@@ -49,7 +50,9 @@ const shellDescription = `Run a shell command with /bin/sh -c in the workspace r
 	`approves it. The result has the exit code, stdout and stderr (each cut at 64 KiB, which the result ` +
 	`says). The command gets a minimal environment (PATH, HOME, LANG, TERM=dumb) and no terminal; it ` +
 	`cannot prompt for input. It is killed, with everything it started, after timeout_seconds ` +
-	`(default 120, at most 600). Paths under the workspace are shown relative to ".".`
+	`(default 120, at most 600). It has no network at all (no TCP, UDP or DNS; only a loopback of its own) ` +
+	`unless network is true, which the user approves with the command. Paths under the workspace are shown ` +
+	`relative to ".".`
 
 // runShell runs one command line, always behind the gate.
 type runShell struct{}
@@ -73,6 +76,8 @@ type shellPreview struct {
 	// Files are the workspace files the command will execute (its scripts,
 	// Makefile, package.json …), hashed into the subject.
 	Files []approval.ExecFile `json:"files,omitempty"`
+	// Network: the command asks for network access with its approval.
+	Network bool `json:"network,omitempty"`
 }
 
 // Action describes every valid call for the gate. Invalid arguments need no
@@ -82,7 +87,7 @@ func (runShell) Action(_ context.Context, env backend.ToolEnv, raw json.RawMessa
 	if err != nil {
 		return nil, nil
 	}
-	return Shell{Command: a.Command, TimeoutSeconds: a.TimeoutSeconds, Root: env.WorkspaceRoot}.Action()
+	return Shell{Command: a.Command, TimeoutSeconds: a.TimeoutSeconds, Network: a.Network, Root: env.WorkspaceRoot}.Action()
 }
 
 // Shell is one command line run the way run_shell runs it: /bin/sh -c in a
@@ -98,8 +103,10 @@ type Shell struct {
 	// any other name is an error.
 	Env            map[string]string
 	TimeoutSeconds int // zero means the default, 120; at most 600
-	// Network lets the command use TCP; without it the confinement refuses
-	// every TCP connect and bind (where the kernel can).
+	// Network lets the command use the network; it is part of the subject
+	// and the approval shows it. Without it the command runs in a network
+	// namespace of its own (backend/confine), or, where the kernel refuses
+	// one, Landlock refuses every TCP connect and bind.
 	Network bool
 	// Root is the workspace's absolute root. When set, Action binds the
 	// workspace files the command executes (approval.ExecFiles) into the
@@ -141,7 +148,8 @@ func (sh Shell) Action() (*backend.GatedAction, error) {
 	timeout := shellTimeout(shellArgs{TimeoutSeconds: sh.TimeoutSeconds})
 	preview, err := json.Marshal(shellPreview{Command: sh.Command, Shell: shellPath + " -c", Cwd: sh.cwd(),
 		Env: shellEnvNames, SetEnv: sh.Env, TimeoutSeconds: timeout,
-		Confinement: confine.Describe(sh.confinement(".", os.Getenv("PATH")), confine.Probe()), Files: files})
+		Confinement: confine.Describe(sh.confinement(".", os.Getenv("PATH")), confine.Probe()), Files: files,
+		Network: sh.Network})
 	if err != nil {
 		return nil, fmt.Errorf("%s: preview: %w", RunShell, err)
 	}
@@ -159,9 +167,13 @@ func (sh Shell) Action() (*backend.GatedAction, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: subject: %w", RunShell, err)
 	}
-	risk := approval.RiskOf(approval.Action{Kind: backend.ActionShell, Command: sh.Command},
+	risk := approval.RiskOf(approval.Action{Kind: backend.ActionShell, Command: sh.Command, Network: sh.Network},
 		backend.PolicyResult{Kind: backend.ActionShell})
-	return &backend.GatedAction{Kind: backend.ActionShell, Title: "Run: " + firstLine(sh.Command, 80), Risk: risk,
+	title := "Run: "
+	if sh.Network {
+		title = "Run with network: "
+	}
+	return &backend.GatedAction{Kind: backend.ActionShell, Title: title + firstLine(sh.Command, 80), Risk: risk,
 		Preview: preview, Subject: subject}, nil
 }
 
@@ -268,7 +280,7 @@ func (runShell) Execute(ctx context.Context, env backend.ToolEnv, in backend.Too
 	if err != nil {
 		return failure(env, "%v", err), nil
 	}
-	sh := Shell{Command: a.Command, TimeoutSeconds: a.TimeoutSeconds}
+	sh := Shell{Command: a.Command, TimeoutSeconds: a.TimeoutSeconds, Network: a.Network}
 	live := NewShellStream(env, in.CallID)
 	var tee io.Writer
 	if live != nil {

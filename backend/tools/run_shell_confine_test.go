@@ -14,13 +14,22 @@ import (
 func wantConfinement() confine.Summary {
 	s := confine.Probe()
 	if s.ABI < 1 {
+		if s.NetNS {
+			return confine.Summary{Reason: s.Reason, Network: confine.NetNone, NetworkBy: confine.NetByNamespace}
+		}
 		return confine.Summary{Reason: s.Reason}
 	}
 	want := confine.Summary{Confined: true, ABI: s.ABI,
 		Reads:  []string{confine.LabelSystem, confine.LabelDevices, confine.LabelTools, confine.LabelGitConfig, confine.LabelWorkspace},
-		Writes: []string{confine.LabelWorkspace, confine.LabelTemp}, Network: confine.NetNone}
-	if s.ABI < 4 {
-		want.Network, want.Reason = confine.NetUnrestricted, "Landlock ABI "+strconv.Itoa(s.ABI)+" cannot restrict TCP (4 can)"
+		Writes: []string{confine.LabelWorkspace, confine.LabelTemp}, Network: confine.NetNone, NetworkBy: confine.NetByNamespace}
+	switch {
+	case s.NetNS:
+	case s.ABI < 4:
+		want.Network, want.NetworkBy = confine.NetUnrestricted, ""
+		want.Reason = "Landlock ABI " + strconv.Itoa(s.ABI) + " cannot restrict TCP (4 can); " + s.NetNSReason
+	default:
+		want.Network, want.NetworkBy = confine.NetNoTCP, confine.NetByLandlock
+		want.Reason = "UDP and raw sockets are not restricted: " + s.NetNSReason
 	}
 	return want
 }

@@ -48,7 +48,7 @@ func TestSchemasComeFromTheArgumentTypes(t *testing.T) {
 		{WriteFile, []string{"path", "content"}, []string{"content", "path"}},
 		{EditFile, []string{"path", "old_string", "new_string"}, []string{"new_string", "old_string", "path"}},
 		{DeleteFile, []string{"path"}, []string{"path"}},
-		{RunShell, []string{"command"}, []string{"command", "timeout_seconds"}},
+		{RunShell, []string{"command"}, []string{"command", "network", "timeout_seconds"}},
 		{GitStatus, nil, []string{}},
 	}
 	tools := New(Config{})
