@@ -54,9 +54,26 @@ func ExecPreimages(files []ExecFile) []Preimage {
 // for. A file the tool would read but that does not exist is bound as
 // Absent, so creating it is drift too. Words the shell expands at run time
 // ($VAR, globs, substitutions) cannot be resolved and bind nothing.
+//
+// What a bound file runs in turn is bound too, as far as it can be seen
+// (issue 14: an approved script's edited library ran): a shell script's
+// own commands (the libraries it sources, the scripts and tools it runs)
+// and a makefile's includes and recipe lines, followed to maxFollowDepth.
 func ExecFiles(r ExecReader, cwd, command string) []ExecFile {
 	b := binder{r: r, seen: map[string]bool{}}
 	dir, known := within(".", strings.ReplaceAll(cwd, `\`, "/"))
+	b.commandLine(dir, known, command, 0)
+	sort.Slice(b.out, func(i, j int) bool { return b.out[i].Path < b.out[j].Path })
+	return b.out
+}
+
+// maxFollowDepth bounds how many files deep the binder follows what a bound
+// file runs (script → library → …); a cycle stops at the first repeat.
+const maxFollowDepth = 6
+
+// commandLine binds what each simple command of a shell text runs, in dir
+// (known: the directory is inside the workspace and static).
+func (b *binder) commandLine(dir string, known bool, command string, depth int) {
 	for _, p := range ParseShell(command).Parts {
 		if len(p.Argv) == 0 {
 			continue
@@ -70,11 +87,9 @@ func ExecFiles(r ExecReader, cwd, command string) []ExecFile {
 			continue
 		}
 		for _, ref := range execRefs(argv) {
-			b.bind(dir, ref)
+			b.bind(dir, ref, depth)
 		}
 	}
-	sort.Slice(b.out, func(i, j int) bool { return b.out[i].Path < b.out[j].Path })
-	return b.out
 }
 
 // changeDir follows `cd DIR`: a static relative DIR inside the workspace
@@ -114,7 +129,7 @@ type binder struct {
 	out  []ExecFile
 }
 
-func (b *binder) bind(dir string, ref execRef) {
+func (b *binder) bind(dir string, ref execRef, depth int) {
 	if !static(ref.path) || path.IsAbs(ref.path) || len(b.out) >= maxExecFiles {
 		return
 	}
@@ -135,11 +150,116 @@ func (b *binder) bind(dir string, ref execRef) {
 		f.SHA256 = hex.EncodeToString(sum[:])
 	}
 	b.out = append(b.out, f)
+	if err == nil && depth < maxFollowDepth {
+		b.follow(dir, ref, data, depth+1)
+	}
+}
+
+// follow binds what a bound file runs in turn. A shell script (sourced, or
+// run by a shell or by its #! line) runs in the directory of the command
+// that runs it; a makefile's includes and recipes in make's directory.
+func (b *binder) follow(dir string, ref execRef, data []byte, depth int) {
+	switch {
+	case ref.follow == followShell, ref.follow == followProgram && shellScript(data):
+		b.commandLine(dir, true, string(data), depth)
+	case ref.follow == followMake:
+		mdir, ok := within(dir, ref.base)
+		if !ok {
+			return
+		}
+		includes, recipes := makefileParts(string(data))
+		for _, inc := range includes {
+			b.bind(mdir, execRef{path: inc, why: "included by " + path.Base(ref.path), follow: followMake, base: "."}, depth)
+		}
+		for _, line := range recipes {
+			b.commandLine(mdir, true, line, depth)
+		}
+	}
+}
+
+// shellScript reports whether a program file is run by a shell: its #!
+// line names one (directly or through env), or it has none (a shell runs
+// a file without one itself).
+func shellScript(data []byte) bool {
+	if !strings.HasPrefix(string(data), "#!") {
+		return !strings.ContainsRune(string(data[:min(len(data), 512)]), 0) // not a binary
+	}
+	line, _, _ := strings.Cut(string(data[2:]), "\n")
+	words := strings.Fields(line)
+	if len(words) > 0 && path.Base(words[0]) == "env" {
+		words = words[1:]
+		for len(words) > 0 && strings.HasPrefix(words[0], "-") {
+			words = words[1:]
+		}
+	}
+	if len(words) == 0 {
+		return false
+	}
+	switch path.Base(words[0]) {
+	case "sh", "bash", "dash", "zsh", "ksh", "ash", "mksh":
+		return true
+	}
+	return false
+}
+
+// makefileParts returns the files a makefile includes (include, -include,
+// sinclude; static names only: a name made of variables cannot be bound)
+// and its recipe lines as shell text ($$ is the shell's $; a line's @, -
+// and + prefixes dropped; continued lines joined).
+func makefileParts(text string) (includes, recipes []string) {
+	var lines []string
+	var cur strings.Builder
+	for _, l := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
+		if strings.HasSuffix(l, "\\") {
+			cur.WriteString(strings.TrimSuffix(l, "\\"))
+			cur.WriteByte(' ')
+			continue
+		}
+		cur.WriteString(l)
+		lines = append(lines, cur.String())
+		cur.Reset()
+	}
+	for _, l := range lines {
+		if strings.HasPrefix(l, "\t") {
+			r := strings.TrimLeft(l, "\t @-+")
+			recipes = append(recipes, strings.ReplaceAll(r, "$$", "$"))
+			continue
+		}
+		words := strings.Fields(l)
+		if len(words) < 2 {
+			continue
+		}
+		switch words[0] {
+		case "include", "-include", "sinclude":
+			for _, w := range words[1:] {
+				if strings.HasPrefix(w, "#") {
+					break
+				}
+				includes = append(includes, w)
+			}
+		}
+	}
+	return includes, recipes
 }
 
 // execRef is one file a command reads as code, relative to the directory it
-// runs in.
-type execRef struct{ path, why string }
+// runs in. follow says what the binder reads inside it; base (makefiles) is
+// the directory make runs in, relative to the command's.
+type execRef struct {
+	path, why string
+	follow    followKind
+	base      string
+}
+
+// followKind is how a bound file's own content is followed.
+type followKind int
+
+const (
+	followNone    followKind = iota
+	followShell              // a shell script: its commands
+	followProgram            // an executable: its commands when a shell runs it
+	followMake               // a makefile: its includes and recipes
+)
 
 // execRefs returns the files argv executes. argv[0] naming a path (./x,
 // bin/x) is itself executed; otherwise the tool table decides.
@@ -147,7 +267,7 @@ func execRefs(argv []string) []execRef {
 	name := argv[0]
 	var refs []execRef
 	if strings.Contains(name, "/") {
-		refs = append(refs, execRef{name, "program"})
+		refs = append(refs, execRef{path: name, why: "program", follow: followProgram})
 	}
 	base := path.Base(name)
 	if t, ok := execTools[base]; ok {
@@ -210,7 +330,7 @@ var execTools = map[string]execTool{
 	"mvn":     namedFile([]string{"pom.xml"}, "--file", "-f"),
 	"bundle":  namedFile([]string{"Gemfile"}, "--gemfile", ""),
 	"composer": func(string, []string) []execRef {
-		return []execRef{{"composer.json", "scripts of composer"}}
+		return []execRef{{path: "composer.json", why: "scripts of composer"}}
 	},
 }
 
@@ -255,7 +375,7 @@ func shellScriptRef(name string, args []string) []execRef {
 	if i < 0 {
 		return nil
 	}
-	return []execRef{{args[i], "script of " + name}}
+	return []execRef{{path: args[i], why: "script of " + name, follow: followShell}}
 }
 
 // sourceRef: `source FILE` / `. FILE` runs FILE in the shell itself.
@@ -263,7 +383,7 @@ func sourceRef(name string, args []string) []execRef {
 	if len(args) == 0 {
 		return nil
 	}
-	return []execRef{{args[0], "sourced by " + name}}
+	return []execRef{{path: args[0], why: "sourced by " + name, follow: followShell}}
 }
 
 // scriptRef is an interpreter whose first operand is the script.
@@ -273,7 +393,7 @@ func scriptRef(withArg, inline map[string]bool) execTool {
 		if i < 0 {
 			return nil
 		}
-		return []execRef{{args[i], "script of " + name}}
+		return []execRef{{path: args[i], why: "script of " + name}}
 	}
 }
 
@@ -298,7 +418,7 @@ func pythonRefs(name string, args []string) []execRef {
 			if a == "-" {
 				return nil
 			}
-			return []execRef{{a, "script of " + name}}
+			return []execRef{{path: a, why: "script of " + name}}
 		}
 	}
 	return nil
@@ -318,10 +438,10 @@ func denoRefs(name string, args []string) []execRef {
 	}
 	switch args[0] {
 	case "task":
-		return []execRef{{"deno.json", "tasks of deno"}, {"deno.jsonc", "tasks of deno"}}
+		return []execRef{{path: "deno.json", why: "tasks of deno"}, {path: "deno.jsonc", why: "tasks of deno"}}
 	case "run", "test", "bench":
 		if i := firstOperand(args[1:], map[string]bool{"--config": true, "-c": true}, map[string]bool{}); i >= 0 {
-			return []execRef{{args[1+i], "script of deno"}}
+			return []execRef{{path: args[1+i], why: "script of deno"}}
 		}
 	}
 	return nil
@@ -330,7 +450,7 @@ func denoRefs(name string, args []string) []execRef {
 // bunRefs: `bun run|test|start …` runs package.json scripts; `bun FILE`
 // and `bun run FILE` run the file.
 func bunRefs(name string, args []string) []execRef {
-	refs := []execRef{{"package.json", "scripts of bun"}}
+	refs := []execRef{{path: "package.json", why: "scripts of bun"}}
 	i := firstOperand(args, map[string]bool{}, map[string]bool{"-e": true, "--eval": true})
 	if i < 0 {
 		return refs
@@ -342,7 +462,7 @@ func bunRefs(name string, args []string) []execRef {
 		}
 	}
 	if strings.ContainsAny(target, "./") {
-		refs = append(refs, execRef{target, "script of bun"})
+		refs = append(refs, execRef{path: target, why: "script of bun"})
 	}
 	return refs
 }
@@ -377,7 +497,7 @@ func makeRefs(name string, args []string) []execRef {
 	}
 	refs := make([]execRef, 0, len(files))
 	for _, f := range files {
-		refs = append(refs, execRef{path.Join(dir, f), "makefile of " + name})
+		refs = append(refs, execRef{path: path.Join(dir, f), why: "makefile of " + name, follow: followMake, base: dir})
 	}
 	return refs
 }
@@ -395,7 +515,7 @@ func packageJSON(name string, args []string) []execRef {
 			dir = a[strings.IndexByte(a, '=')+1:]
 		}
 	}
-	return []execRef{{path.Join(dir, "package.json"), "scripts of " + name}}
+	return []execRef{{path: path.Join(dir, "package.json"), why: "scripts of " + name}}
 }
 
 // namedFile is a task runner that reads its task file by one of names, or
@@ -406,14 +526,14 @@ func namedFile(names []string, long, short string) execTool {
 			a := args[i]
 			switch {
 			case (a == long && long != "" || a == short && short != "") && i+1 < len(args):
-				return []execRef{{args[i+1], "task file of " + name}}
+				return []execRef{{path: args[i+1], why: "task file of " + name}}
 			case long != "" && strings.HasPrefix(a, long+"="):
-				return []execRef{{strings.TrimPrefix(a, long+"="), "task file of " + name}}
+				return []execRef{{path: strings.TrimPrefix(a, long+"="), why: "task file of " + name}}
 			}
 		}
 		refs := make([]execRef, len(names))
 		for i, n := range names {
-			refs[i] = execRef{n, "task file of " + name}
+			refs[i] = execRef{path: n, why: "task file of " + name}
 		}
 		return refs
 	}
@@ -424,7 +544,7 @@ func namedFile(names []string, long, short string) execTool {
 func pytestRefs(name string, args []string) []execRef {
 	refs := namedFile([]string{"conftest.py", "pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg"}, "", "-c")(name, args)
 	if len(refs) == 1 {
-		refs = append(refs, execRef{"conftest.py", "plugins of " + name})
+		refs = append(refs, execRef{path: "conftest.py", why: "plugins of " + name})
 	}
 	for i := range refs {
 		if path.Base(refs[i].path) == "conftest.py" {
@@ -446,7 +566,7 @@ func cargoRefs(name string, args []string) []execRef {
 			manifest = strings.TrimPrefix(args[i], "--manifest-path=")
 		}
 	}
-	return []execRef{{manifest, "manifest of cargo"}, {path.Join(path.Dir(manifest), "build.rs"), "build script of cargo"}}
+	return []execRef{{path: manifest, why: "manifest of cargo"}, {path: path.Join(path.Dir(manifest), "build.rs"), why: "build script of cargo"}}
 }
 
 // goRefs: `go run FILE.go …` and `go generate FILE.go …` execute the named
@@ -458,7 +578,7 @@ func goRefs(name string, args []string) []execRef {
 	var refs []execRef
 	for _, a := range args[1:] {
 		if strings.HasSuffix(a, ".go") && !strings.HasPrefix(a, "-") {
-			refs = append(refs, execRef{a, "source of go " + args[0]})
+			refs = append(refs, execRef{path: a, why: "source of go " + args[0]})
 		} else if len(refs) > 0 && !strings.HasPrefix(a, "-") {
 			break // the program's own arguments
 		}
@@ -478,16 +598,16 @@ func pipRefs(name string, args []string) []execRef {
 		a := args[i]
 		switch {
 		case (a == "-r" || a == "--requirement" || a == "-c" || a == "--constraint") && i+1 < len(args):
-			refs = append(refs, execRef{args[i+1], "requirements of " + name})
+			refs = append(refs, execRef{path: args[i+1], why: "requirements of " + name})
 			i++
 		case strings.HasPrefix(a, "--requirement=") || strings.HasPrefix(a, "--constraint="):
-			refs = append(refs, execRef{a[strings.IndexByte(a, '=')+1:], "requirements of " + name})
+			refs = append(refs, execRef{path: a[strings.IndexByte(a, '=')+1:], why: "requirements of " + name})
 		case strings.HasPrefix(a, "-r") && len(a) > 2:
-			refs = append(refs, execRef{a[2:], "requirements of " + name})
+			refs = append(refs, execRef{path: a[2:], why: "requirements of " + name})
 		case a == "-e" || a == "--editable":
 		case a == "." || strings.HasPrefix(a, "./") || strings.HasPrefix(a, "../"):
-			refs = append(refs, execRef{path.Join(a, "setup.py"), "build of " + name},
-				execRef{path.Join(a, "pyproject.toml"), "build of " + name})
+			refs = append(refs, execRef{path: path.Join(a, "setup.py"), why: "build of " + name},
+				execRef{path: path.Join(a, "pyproject.toml"), why: "build of " + name})
 		}
 	}
 	return refs
