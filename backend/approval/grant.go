@@ -31,6 +31,9 @@ type Grant struct {
 	// Server and MCPTool name the MCP server and its tool (kind mcp).
 	Server  string `json:"server,omitempty"`
 	MCPTool string `json:"mcpTool,omitempty"`
+	// Network (shell): the grant also covers the command's network access;
+	// a grant without it never covers a command that asks for the network.
+	Network bool `json:"network,omitempty"`
 }
 
 // ErrNoGrant means an action cannot be covered by a grant or rule: only
@@ -60,7 +63,7 @@ func GrantPattern(a Action) (Grant, error) {
 		if prefix == nil {
 			return Grant{}, ErrNoGrant
 		}
-		return Grant{Kind: a.Kind, Tool: a.Tool, Prefix: prefix, Exact: exact, Cwd: cleanCwd(a.Cwd)}, nil
+		return Grant{Kind: a.Kind, Tool: a.Tool, Prefix: prefix, Exact: exact, Cwd: cleanCwd(a.Cwd), Network: a.Network}, nil
 	case backend.ActionNetwork:
 		host := hostOf(a.URL)
 		if host == "" {
@@ -159,6 +162,9 @@ func (g Grant) Preview() string {
 			s += " …"
 		}
 		s += " in " + g.Cwd
+		if g.Network {
+			s += " with network"
+		}
 	case backend.ActionNetwork:
 		s = fmt.Sprintf("network: %s %s", g.Method, g.Host)
 	case backend.ActionMCP:
@@ -199,7 +205,8 @@ func (g Grant) Covers(a Action) bool {
 		return true
 	case backend.ActionShell:
 		part, ok := grantablePart(a)
-		if !ok || cleanCwd(a.Cwd) != cleanCwd(g.Cwd) || part.staticPrefix() < len(g.Prefix) || len(g.Prefix) == 0 {
+		if !ok || cleanCwd(a.Cwd) != cleanCwd(g.Cwd) || part.staticPrefix() < len(g.Prefix) || len(g.Prefix) == 0 ||
+			(a.Network && !g.Network) {
 			return false
 		}
 		if g.Exact && (part.Dynamic || len(part.Argv) != len(g.Prefix)) {
@@ -322,7 +329,7 @@ func ruleFor(g Grant, p *Policy) (*Policy, error) {
 	case backend.ActionWrite, backend.ActionPatch:
 		return &Policy{Write: []WriteRule{{ID: id, Glob: g.Glob, Verdict: backend.Allow}}}, nil
 	case backend.ActionShell:
-		r := ShellRule{ID: id, Prefix: g.Prefix, Cwd: g.Cwd, Verdict: backend.Allow}
+		r := ShellRule{ID: id, Prefix: g.Prefix, Cwd: g.Cwd, Verdict: backend.Allow, Network: g.Network}
 		if g.Exact {
 			r.Prefix, r.Command = nil, strings.Join(quoteAll(g.Prefix), " ")
 		}

@@ -1,6 +1,7 @@
 package approval
 
 import (
+	"strings"
 	"testing"
 
 	"agenthub/backend"
@@ -46,5 +47,40 @@ verdict = "deny"
 		if res.Verdict != tc.want {
 			t.Errorf("%q network=%v: %s (%s), want %s", tc.command, tc.network, res.Verdict, res.Reason, tc.want)
 		}
+	}
+}
+
+// TestShellGrantNetwork: a grant from a command approved without the
+// network never covers the same command asking for it; one approved with
+// the network covers both, says so, and its "always allow" rule carries
+// network = true.
+func TestShellGrantNetwork(t *testing.T) {
+	plain := Action{Kind: backend.ActionShell, Command: "go test ./...", Cwd: "."}
+	net := plain
+	net.Network = true
+	g, err := GrantPattern(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !g.Covers(plain) || g.Covers(net) {
+		t.Errorf("a grant without the network: covers plain %v, with network %v", g.Covers(plain), g.Covers(net))
+	}
+	gn, err := GrantPattern(net)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !gn.Covers(net) || !gn.Covers(plain) || !strings.Contains(gn.Preview(), "with network") {
+		t.Errorf("a grant with the network: %+v %q", gn, gn.Preview())
+	}
+	text, err := AddRule(nil, gn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ParsePolicy(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := p.Evaluate(net); res.Verdict != backend.Allow {
+		t.Errorf("the rule added for a network grant asks for the network command: %s\n%s", res.Reason, text)
 	}
 }
