@@ -9,6 +9,11 @@ import (
 // workspace applier, so every write is recorded before it is made.
 type journal struct{ j backend.IntentJournal }
 
+// JournalOptions are the workspace apply options that record a change as an
+// intent of env's call before its first byte is written; other writers of
+// workspace files (an ACP agent's approved writes) use it too.
+func JournalOptions(env backend.ToolEnv) workspace.Options { return journalOf(env) }
+
 func journalOf(env backend.ToolEnv) workspace.Options {
 	if env.Intents == nil {
 		return workspace.Options{}

@@ -14,13 +14,15 @@ import (
 	"agenthub/backend/agentpath"
 	"agenthub/backend/patch"
 	"agenthub/backend/scrub"
+	"agenthub/backend/tools"
 	"agenthub/workspace"
 )
 
 // This file is every write of an ACP agent: a change shown in a permission
 // request becomes a staged patch; once approved it is a plan, and the
 // agent's fs/write_text_file of that change is applied by AgentHub with
-// only the approved hunks (workspace.Apply, with a checkpoint). A write no
+// only the approved hunks (workspace.ApplyWith, with a checkpoint, recorded
+// as an intent of the approving call first). A write no
 // approval covers is itself shown as a staged patch and applied only after
 // approval. Nothing else writes to the workspace.
 
@@ -33,6 +35,9 @@ type plan struct {
 	done     bool // the write came and was handled
 	applied  *workspace.ApplyResult
 	err      error
+	// opts record the write as an intent of the call that approved it
+	// before its first byte (intent before effect, docs/RELIABILITY.md).
+	opts workspace.Options
 }
 
 // propose computes the change a diff or a write asks for from the live
@@ -112,7 +117,8 @@ func (s *session) planEdit(env backend.ToolEnv, p *permission, a permArgs, resum
 			_ = p.respond(rejectOutcome(p.req.Options))
 			return nil, &r
 		}
-		plans = append(plans, &plan{tool: ToolEdit, full: []byte(d.NewText), approved: narrowed, sel: sel})
+		plans = append(plans, &plan{tool: ToolEdit, full: []byte(d.NewText), approved: narrowed, sel: sel,
+			opts: tools.JournalOptions(env)})
 	}
 	s.mu.Lock()
 	s.plans = append(s.plans, plans...)
@@ -152,7 +158,7 @@ func (s *session) takePlan(rel, content string) *plan {
 // then reported to the agent as an error, so that it reads the file again
 // instead of assuming its whole change is there.
 func (s *session) applyPlan(pl *plan) error {
-	res, err := s.apply(pl.approved)
+	res, err := s.apply(pl.approved, pl.opts)
 	s.mu.Lock()
 	pl.done, pl.err = true, err
 	if err == nil {
@@ -173,7 +179,7 @@ func (s *session) applyPlan(pl *plan) error {
 // apply writes one proposal through workspace.Apply: the pre-image is
 // verified, the previous content goes into a checkpoint. Its error is
 // written for the agent.
-func (s *session) apply(pr patch.Proposal) (workspace.ApplyResult, error) {
+func (s *session) apply(pr patch.Proposal, opts workspace.Options) (workspace.ApplyResult, error) {
 	store, err := s.checkpointStore()
 	if err != nil {
 		return workspace.ApplyResult{}, err
@@ -183,8 +189,8 @@ func (s *session) apply(pr patch.Proposal) (workspace.ApplyResult, error) {
 		return workspace.ApplyResult{}, errors.New("the workspace cannot be opened")
 	}
 	defer w.Close()
-	res, err := workspace.Apply(w, []workspace.Change{{Path: pr.Path, PreimageSHA256: pr.Preimage(),
-		NewContent: pr.Next, Delete: pr.Delete}}, store)
+	res, err := workspace.ApplyWith(w, []workspace.Change{{Path: pr.Path, PreimageSHA256: pr.Preimage(),
+		NewContent: pr.Next, Delete: pr.Delete}}, store, opts)
 	switch {
 	case errors.Is(err, workspace.ErrConflict):
 		return res, fmt.Errorf("%s changed since the change was approved; read it again and redo the change", pr.Path)
@@ -421,7 +427,7 @@ func (writeTool) Execute(_ context.Context, env backend.ToolEnv, in backend.Tool
 	if err != nil {
 		return no("%s: nothing was written to %s: %v%s", ToolWrite, pr.Path, err, sel.Describe())
 	}
-	pl := &plan{tool: ToolWrite, full: []byte(a.Content), approved: pr, sel: sel}
+	pl := &plan{tool: ToolWrite, full: []byte(a.Content), approved: pr, sel: sel, opts: tools.JournalOptions(env)}
 	wr.respond(s.applyPlan(pl))
 	if pl.err != nil {
 		return scrub.Failure(env.WorkspaceRoot, "%s: nothing was written to %s: %v", ToolWrite, pr.Path, pl.err), nil
