@@ -123,8 +123,12 @@ type Decision struct {
 	Surface     Surface      `json:"surface"`
 }
 
-// HunkRef selects one hunk of one file of a patch.
+// HunkRef selects one hunk of one file of a patch, or some of its lines:
+// Lines are indexes (from 0) into the hunk's lines of the added and deleted
+// lines to apply, as `git add -p`'s split does; absent means the whole hunk.
+// A deleted line left out stays in the file, an added one is not written.
 type HunkRef struct {
 	Path  string `json:"path"`
 	Index int    `json:"index"`
+	Lines []int  `json:"lines,omitempty"`
 }

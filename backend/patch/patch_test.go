@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"agenthub/backend"
+	"agenthub/diffview"
 	"agenthub/workspace"
 )
 
@@ -118,5 +119,80 @@ func TestGatedAndNarrow(t *testing.T) {
 	}
 	if _, _, err := Narrow(pr, json.RawMessage(`{"hunks":[{"path":"a.txt","index":7}]}`)); err == nil {
 		t.Fatal("a hunk index out of range must be refused")
+	}
+}
+
+// everyThird rewrites every third line: one hunk, which only a selection of
+// lines can split.
+const everyThirdOld = "l1\nl2\nl3\nl4\nl5\nl6\nl7\nl8\nl9\n"
+const everyThirdNew = "l1\nl2\nL3\nl4\nl5\nL6\nl7\nl8\nL9\n"
+
+func TestNarrowLines(t *testing.T) {
+	w := open(t, map[string]string{"a.txt": everyThirdOld})
+	pr, err := Prepare(w, "a.txt", func([]byte, bool) ([]byte, bool, error) { return []byte(everyThirdNew), false, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd, _ := pr.Diff()
+	if len(fd.Hunks) != 1 {
+		t.Fatalf("want one hunk, got %d", len(fd.Hunks))
+	}
+	idx := func(op diffview.Op, text string) int {
+		for i, l := range fd.Hunks[0].Lines {
+			if l.Op == op && l.Text == text {
+				return i
+			}
+		}
+		t.Fatalf("no %s %q", op, text)
+		return 0
+	}
+	resume := func(lines ...int) json.RawMessage {
+		b, _ := json.Marshal(map[string]any{"hunks": []backend.HunkRef{{Path: "a.txt", Index: 0, Lines: lines}}, "reason": "only 6"})
+		return b
+	}
+	tests := []struct {
+		name, want string
+		lines      []int
+		describe   []string
+	}{
+		{"one rewrite", strings.Replace(everyThirdOld, "l6", "L6", 1), []int{idx(diffview.OpDelete, "l6"), idx(diffview.OpAdd, "L6")},
+			[]string{`old line 3 "l3" was kept`, `"L3" was not added`, `old line 9 "l9" was kept`, `"L9" was not added`,
+				"approved only some lines", "(reason: only 6)"}},
+		{"an addition only", strings.Replace(everyThirdOld, "l9\n", "l9\nL9\n", 1), []int{idx(diffview.OpAdd, "L9")},
+			[]string{`old line 9 "l9" was kept`, `old line 6 "l6" was kept`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, sel, err := Narrow(pr, resume(tt.lines...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got.Next) != tt.want || !sel.Partial() {
+				t.Fatalf("narrowed to %q", got.Next)
+			}
+			for _, d := range tt.describe {
+				if !strings.Contains(sel.Describe(), d) {
+					t.Fatalf("describe %q lacks %q", sel.Describe(), d)
+				}
+			}
+			if strings.Contains(sel.Describe(), "rejected @@") {
+				t.Fatalf("no hunk was rejected whole: %q", sel.Describe())
+			}
+		})
+	}
+	// Every changed line chosen is the whole change, not a partial one.
+	var all []int
+	for i, l := range fd.Hunks[0].Lines {
+		if l.Op != diffview.OpContext {
+			all = append(all, i)
+		}
+	}
+	if got, sel, err := Narrow(pr, resume(all...)); err != nil || string(got.Next) != everyThirdNew || sel.Partial() || sel.Describe() != "" {
+		t.Fatalf("all lines: %v %q %q", err, got.Next, sel.Describe())
+	}
+	for _, bad := range [][]int{{99}, {idx(diffview.OpContext, "l1")}, {all[0], all[0]}} {
+		if _, _, err := Narrow(pr, resume(bad...)); !errors.Is(err, diffview.ErrInvalid) {
+			t.Fatalf("lines %v: err = %v, want refused", bad, err)
+		}
 	}
 }
