@@ -201,6 +201,7 @@ export type FailureCode =
   | 'store_migration_failed'
   | 'audit_key_unavailable'
   | 'worktree_unsaved'
+  | 'workspace_missing'
   | 'run_imported';
 
 export const FAILURE_CODES: readonly FailureCode[] = [
@@ -232,6 +233,7 @@ export const FAILURE_CODES: readonly FailureCode[] = [
   'store_migration_failed',
   'audit_key_unavailable',
   'worktree_unsaved',
+  'workspace_missing',
   'run_imported',
 ];
 
@@ -275,6 +277,8 @@ export const FailureCodes = {
   CodeAuditKeyUnavailable: 'audit_key_unavailable',
   /** CodeWorktreeUnsaved: a run's worktree holds work that exists nowhere else and its removal was not confirmed for exactly that work. */
   CodeWorktreeUnsaved: 'worktree_unsaved',
+  /** CodeWorkspaceMissing: the workspace's directory is gone from disk (deleted, moved or unmounted); no run may start in it. */
+  CodeWorkspaceMissing: 'workspace_missing',
   /** CodeRunImported: a run imported from a bundle is read-only; it cannot be resumed, cancelled or decided on here (issue 19). */
   CodeRunImported: 'run_imported',
 } as const;
@@ -486,6 +490,7 @@ export const RECOVERY: Readonly<Record<FailureCode, string>> = {
 };
 
 /** agenthub/backend.StatusChanged */
+  workspace_missing: 'Restore the folder, or remove the workspace from the allowlist and add the folder where it is now.',
 export interface StatusChanged {
   from: RunState;
   to: RunState;
