@@ -107,6 +107,14 @@ type ApprovalRequest struct {
 	// MergedApprovalIDs are other pending requests of the run that ask for
 	// exactly the same thing; one decision resolves them all (AP13).
 	MergedApprovalIDs []string `json:"mergedApprovalIds,omitempty"`
+
+	// TitleMessage and RulePreview are Title and GrantPreview as message
+	// keys with arguments, which the UI localises (issue 21); RuleLocation
+	// is where "always allow in this workspace" writes its rule: the
+	// setting when the request was made, and the decision writes there.
+	TitleMessage *Text         `json:"titleMessage,omitempty"`
+	RulePreview  *Text         `json:"rule_preview,omitempty"`
+	RuleLocation *RuleLocation `json:"rule_location,omitempty"`
 }
 
 // Decision is a reviewer's resolution of a ticket (§9.3). The key is

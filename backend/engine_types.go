@@ -86,6 +86,9 @@ type GatedAction struct {
 	Risk    Risk            `json:"risk"`
 	Preview json.RawMessage `json:"preview"`
 	Subject json.RawMessage `json:"subject"`
+
+	// TitleMessage is Title as a message key for the UI (optional).
+	TitleMessage *Text `json:"titleMessage,omitempty"`
 }
 
 // ToolEnv is what a tool sees of its run.

@@ -74,7 +74,7 @@ func (e ErrorBody) HTTPStatus() int {
 	case backend.FailPermissionDenied:
 		return 403
 	case backend.CodeConflict, backend.CodeActiveRunExists, backend.CodeApprovalAlreadyResolved,
-		backend.CodeApprovalStale, backend.CodeWorktreeUnsaved, backend.CodeWorkspaceMissing:
+		backend.CodeApprovalStale, backend.CodeWorktreeUnsaved:
 		return 409
 	}
 	return 500

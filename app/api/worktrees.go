@@ -116,8 +116,7 @@ func (c *Core) runRoot(runID, workspaceID string) (string, error) {
 // the checkout.
 func (c *Core) isolationFor(ctx context.Context, workspaceID, profile, asked string) (string, error) {
 	if asked == "" {
-		list, _ := c.prof.get()
-		for _, p := range list {
+		for _, p := range c.profiles {
 			if p.Name == profile || (profile == "" && p.Default) {
 				asked = p.Isolation
 			}

@@ -357,6 +357,8 @@ func tsType(t reflect.Type, names map[reflect.Type]string, nested *[]reflect.Typ
 	switch {
 	case t == rawMessage:
 		return "unknown", nil
+	case t.Kind() == reflect.Pointer: // optional, with omitempty
+		return tsType(t.Elem(), names, nested)
 	case t.Kind() == reflect.String:
 		return "string", nil
 	case t.Kind() == reflect.Bool:

@@ -9,6 +9,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
+	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -41,6 +44,7 @@ const settle = 2 * time.Second
 // time. A Gate is safe for concurrent use.
 type Gate struct {
 	roots func(workspaceID string) (string, error)
+	rules *Rules // the data directory's rules; nil: the repository's only
 
 	mu    sync.Mutex
 	cache map[string]cachedPolicy // by workspace root
@@ -67,6 +71,13 @@ func (s policyStamp) same(o policyStamp) bool {
 // with roots (the workspace registry).
 func NewGate(roots func(workspaceID string) (root string, err error)) *Gate {
 	return &Gate{roots: roots, cache: map[string]cachedPolicy{}}
+}
+
+// WithRules makes the gate read each workspace's rules in the data
+// directory too (rules.go), after the repository's; it returns g.
+func (g *Gate) WithRules(r *Rules) *Gate {
+	g.rules = r
+	return g
 }
 
 // Evaluate implements [backend.Gate].
@@ -154,6 +165,114 @@ func capped(r backend.PolicyResult, a Action) backend.PolicyResult {
 // standard library, so it does not use the workspace package); the error
 // names only workspace-relative paths.
 func (g *Gate) Policy(workspaceID string) (*Policy, error) {
+	repo, err := g.RepoPolicy(workspaceID)
+	if err != nil || g.rules == nil || g.rules.Dir == "" {
+		return repo, err
+	}
+	data, err := g.DataPolicy(workspaceID)
+	if err != nil {
+		return nil, err
+	}
+	return merged(repo, data), nil
+}
+
+// DataPolicy is the policy of the workspace's rules file in the data
+// directory: [DefaultPolicy] without one, an error when it cannot be used.
+func (g *Gate) DataPolicy(workspaceID string) (*Policy, error) {
+	if g.rules == nil || g.rules.Dir == "" {
+		return DefaultPolicy(), nil
+	}
+	rel, err := DataFile(workspaceID)
+	if err != nil {
+		return nil, err
+	}
+	key := "data:" + rel
+	stamp, err := statData(g.rules.Dir, path.Base(rel))
+	if err != nil {
+		return nil, err
+	}
+	g.mu.Lock()
+	c, ok := g.cache[key]
+	g.mu.Unlock()
+	if ok && c.stamp.same(stamp) && time.Since(stamp.modTime) > settle {
+		return c.policy, c.err
+	}
+	c = cachedPolicy{stamp: stamp, policy: DefaultPolicy()}
+	if stamp.exists {
+		var text []byte
+		if text, c.err = g.rules.ReadData(workspaceID); c.err == nil {
+			c.policy, c.err = ParsePolicy(text)
+			if c.err != nil {
+				c.err = fmt.Errorf("%s in the data directory: %w", rel, c.err)
+			}
+		}
+	}
+	g.mu.Lock()
+	g.cache[key] = c
+	g.mu.Unlock()
+	return c.policy, c.err
+}
+
+// statData stamps a rules file (name) of the data directory's policy
+// folder dir.
+func statData(dir, name string) (policyStamp, error) {
+	fi, err := os.Lstat(filepath.Join(dir, name))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return policyStamp{}, nil
+	case err != nil:
+		return policyStamp{}, fmt.Errorf("read %s/%s in the data directory: %w", DataPolicyDir, name, pathless(err))
+	}
+	return policyStamp{exists: true, size: fi.Size(), modTime: fi.ModTime()}, nil
+}
+
+// merged is the repository's rules followed by the data directory's: the
+// verdict does not depend on the order (Deny > Allow > Ask), only the
+// trace does. A data rule without an id is named data:class[n], so that no
+// trace name points at the wrong file.
+func merged(repo, data *Policy) *Policy {
+	if data == nil || len(data.Write)+len(data.Shell)+len(data.Network)+len(data.Git)+len(data.MCP)+len(data.Env) == 0 {
+		return repo
+	}
+	out := *repo
+	out.Write = slices.Clone(repo.Write)
+	for i, r := range data.Write {
+		r.ID = dataName("write", i, r.ID)
+		out.Write = append(out.Write, r)
+	}
+	out.Shell = slices.Clone(repo.Shell)
+	for i, r := range data.Shell {
+		r.ID = dataName("shell", i, r.ID)
+		out.Shell = append(out.Shell, r)
+	}
+	out.Network = slices.Clone(repo.Network)
+	for i, r := range data.Network {
+		r.ID = dataName("network", i, r.ID)
+		out.Network = append(out.Network, r)
+	}
+	out.Git = slices.Clone(repo.Git)
+	for i, r := range data.Git {
+		r.ID = dataName("git", i, r.ID)
+		out.Git = append(out.Git, r)
+	}
+	out.MCP = slices.Clone(repo.MCP)
+	for i, r := range data.MCP {
+		r.ID = dataName("mcp", i, r.ID)
+		out.MCP = append(out.MCP, r)
+	}
+	out.Env = append(slices.Clone(repo.Env), data.Env...)
+	return &out
+}
+
+func dataName(class string, i int, id string) string {
+	if id != "" {
+		return id
+	}
+	return "data:" + ruleName(class, i, "")
+}
+
+// RepoPolicy is the policy of the repository's [PolicyPath] alone.
+func (g *Gate) RepoPolicy(workspaceID string) (*Policy, error) {
 	root, err := g.roots(workspaceID)
 	if err != nil {
 		return nil, fmt.Errorf("resolve workspace %s: %w", workspaceID, err)

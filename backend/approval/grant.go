@@ -178,6 +178,32 @@ func (g Grant) Preview() string {
 	return s
 }
 
+// Message is Preview as a message key with arguments, for the UI to show
+// in the reader's language (issue 21). Every key it can return is in
+// [MessageKeys].
+func (g Grant) Message() *backend.Text {
+	tool := g.Tool
+	switch g.Kind {
+	case backend.ActionWrite:
+		return backend.Msg("rule_write", "glob", g.Glob, "tool", tool)
+	case backend.ActionPatch:
+		return backend.Msg("rule_patch", "glob", g.Glob, "tool", tool)
+	case backend.ActionShell:
+		key := "rule_shell_prefix"
+		if g.Exact {
+			key = "rule_shell_exact"
+		}
+		return backend.Msg(key, "command", strings.Join(quoteAll(g.Prefix), " "), "cwd", g.Cwd, "tool", tool)
+	case backend.ActionNetwork:
+		return backend.Msg("rule_network", "method", g.Method, "host", g.Host, "tool", tool)
+	case backend.ActionCommit:
+		return backend.Msg("rule_commit", "tool", tool)
+	case backend.ActionMCP:
+		return backend.Msg("rule_mcp", "tool", g.MCPTool, "server", g.Server)
+	}
+	return backend.Msg("rule_other", "kind", string(g.Kind), "tool", tool)
+}
+
 func quoteAll(words []string) []string {
 	out := make([]string, len(words))
 	for i, w := range words {
@@ -241,20 +267,26 @@ func mustClean(p string) string {
 // policy plus exactly that rule, or nothing is written (issue 14: a newline
 // in an approved command once ended the comment and injected a rule).
 func AddRule(policyText []byte, g Grant) ([]byte, error) {
+	text, _, err := addRule(policyText, g)
+	return text, err
+}
+
+// addRule is AddRule that also returns the id the new rule got.
+func addRule(policyText []byte, g Grant) ([]byte, string, error) {
 	if err := validGrant(g); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	p, err := ParsePolicy(policyText)
 	if err != nil {
-		return nil, fmt.Errorf("add rule: current policy: %w", err)
+		return nil, "", fmt.Errorf("add rule: current policy: %w", err)
 	}
-	rule, err := ruleFor(g, p)
+	rule, id, err := ruleFor(g, p)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	block, err := toml.Marshal(rule)
 	if err != nil {
-		return nil, fmt.Errorf("add rule: encode: %w", err)
+		return nil, "", fmt.Errorf("add rule: encode: %w", err)
 	}
 	var buf bytes.Buffer
 	if len(bytes.TrimSpace(policyText)) == 0 {
@@ -268,9 +300,9 @@ func AddRule(policyText []byte, g Grant) ([]byte, error) {
 	buf.WriteString("\n# added by always allow in this workspace\n")
 	buf.Write(block)
 	if err := sameAsPlusRule(p, rule, buf.Bytes()); err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return buf.Bytes(), nil
+	return buf.Bytes(), id, nil
 }
 
 // sameAsPlusRule parses text and checks it is exactly old with the one rule
@@ -322,9 +354,23 @@ func validGrant(g Grant) error {
 }
 
 // ruleFor is the one allow rule equivalent to g, as a policy holding only
-// it (without a version, so it encodes to the rule's table alone).
-func ruleFor(g Grant, p *Policy) (*Policy, error) {
-	id := fmt.Sprintf("always-%s-%d", g.Kind, len(p.Write)+len(p.Shell)+len(p.Network)+len(p.Git)+len(p.MCP)+1)
+// it (without a version, so it encodes to the rule's table alone), and its
+// id: one no rule of p has, so that revoking a rule never makes the next
+// one share a name with another (issue 21).
+func ruleFor(g Grant, p *Policy) (*Policy, string, error) {
+	taken := map[string]bool{}
+	each(p, func(_ string, _ int, name string) { taken[name] = true })
+	n := len(p.Write) + len(p.Shell) + len(p.Network) + len(p.Git) + len(p.MCP) + 1
+	id := fmt.Sprintf("always-%s-%d", g.Kind, n)
+	for taken[id] {
+		n++
+		id = fmt.Sprintf("always-%s-%d", g.Kind, n)
+	}
+	rule, err := ruleOf(g, id)
+	return rule, id, err
+}
+
+func ruleOf(g Grant, id string) (*Policy, error) {
 	switch g.Kind {
 	case backend.ActionWrite, backend.ActionPatch:
 		return &Policy{Write: []WriteRule{{ID: id, Glob: g.Glob, Verdict: backend.Allow}}}, nil

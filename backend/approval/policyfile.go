@@ -9,7 +9,6 @@ import (
 	"os"
 	"path"
 	"strings"
-	"sync"
 )
 
 // policyDir is the workspace policy directory, the parent of [PolicyPath].
@@ -22,11 +21,8 @@ type RuleChange struct {
 	Before []byte
 	After  []byte
 	Rule   string
+	RuleID string // the name traces and the rules list use
 }
-
-// policyLocks serialises appends per workspace root in this process, so two
-// runs that "always allow" at once both keep their rule.
-var policyLocks sync.Map // root → *sync.Mutex
 
 // AppendRule appends the allow rule equivalent to g ([AddRule]) to the
 // policy file of the workspace at root, creating .agenthub/ and the file
@@ -40,9 +36,7 @@ func AppendRule(root string, g Grant) (RuleChange, error) {
 	if err := validGrant(g); err != nil {
 		return RuleChange{}, err
 	}
-	mu, _ := policyLocks.LoadOrStore(root, &sync.Mutex{})
-	mu.(*sync.Mutex).Lock()
-	defer mu.(*sync.Mutex).Unlock()
+	defer lockFile("repo:" + root)()
 	r, err := os.OpenRoot(root)
 	if err != nil {
 		return RuleChange{}, fmt.Errorf("open the workspace: %w", pathless(err))
@@ -58,14 +52,14 @@ func AppendRule(root string, g Grant) (RuleChange, error) {
 	if err != nil {
 		return RuleChange{}, err
 	}
-	after, err := AddRule(before, g)
+	after, id, err := addRule(before, g)
 	if err != nil {
 		return RuleChange{}, err
 	}
 	if err := replaceFile(dir, name, after); err != nil {
 		return RuleChange{}, fmt.Errorf("write %s: %w", PolicyPath, err)
 	}
-	return RuleChange{Before: before, After: after, Rule: strings.TrimPrefix(string(after), string(before))}, nil
+	return RuleChange{Before: before, After: after, Rule: strings.TrimPrefix(string(after), string(before)), RuleID: id}, nil
 }
 
 // openPolicyDir opens .agenthub/ as a root of its own, creating it first.

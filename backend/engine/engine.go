@@ -67,6 +67,9 @@ type Config struct {
 	Grace       time.Duration           // cancel grace before kill; default 5 s
 	Sink        backend.Sink            // optional extra subscriber (the window)
 	Roots       func(workspaceID string) (string, error)
+	// Rules says where "always allow in this workspace" writes its rule
+	// (nil: the repository's .agenthub/policy.toml).
+	Rules *approval.Rules
 	// RunRoots, when set, resolves the root a run works in: a run isolated
 	// in its own git worktree works there, not in the checkout (isolation.go).
 	// It must fail rather than answer the checkout for an isolated run.

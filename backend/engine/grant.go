@@ -167,10 +167,11 @@ func (rc *runCtl) addRunGrant(d store.StoredDecision, g approval.Grant) *ending 
 // symlink), the failure is audited and the call proceeds as approved once.
 func (rc *runCtl) addWorkspaceRule(d store.StoredDecision, c *callState, g approval.Grant) *ending {
 	by := store.By{Actor: d.Actor, Surface: d.Surface}
+	loc := rc.ruleLocation(d.ApprovalID)
 	root, err := rc.root()
 	var change approval.RuleChange
 	if err == nil {
-		change, err = approval.AppendRule(root, g)
+		change, err = rc.e.cfg.Rules.Append(loc, root, rc.rec.WorkspaceID, g)
 	}
 	if err != nil {
 		rc.e.log.Warn("always allow: the rule was not written", "run_id", rc.rec.ID, "err", err)
@@ -184,21 +185,33 @@ func (rc *runCtl) addWorkspaceRule(d store.StoredDecision, c *callState, g appro
 	}
 	pattern, _ := json.Marshal(g)
 	row := store.Grant{ID: backend.NewID(backend.PrefixGrant), Scope: store.GrantWorkspace, RunID: rc.rec.ID,
-		WorkspaceID: rc.rec.WorkspaceID, DecisionID: d.DecisionID, Kind: g.Kind, Tool: g.Tool, Pattern: pattern}
+		WorkspaceID: rc.rec.WorkspaceID, DecisionID: d.DecisionID, Kind: g.Kind, Tool: g.Tool, Pattern: pattern,
+		RuleSite: loc.Site, RuleID: change.RuleID}
 	err = rc.commit(func(tx *store.Tx) error {
 		if err := tx.AddGrant(row, by); err != nil {
 			return err
 		}
 		_, err := tx.Audit(backend.AuditEntry{Actor: by.Actor, Surface: by.Surface, Kind: "policy.changed",
 			RunID: rc.rec.ID, ToolCallID: c.Req.ID, Data: map[string]any{"workspaceId": rc.rec.WorkspaceID,
-				"path": approval.PolicyPath, "grantId": row.ID, "rule": change.Rule, "preview": g.Preview(),
-				"beforeSha256": sha(change.Before), "afterSha256": sha(change.After)}})
+				"path": loc.Path, "site": loc.Site, "ruleId": change.RuleID, "grantId": row.ID, "rule": change.Rule,
+				"preview": g.Preview(), "beforeSha256": sha(change.Before), "afterSha256": sha(change.After)}})
 		return err
 	})
 	if err != nil {
 		return failed(backend.FailInternal, "could not record the policy change")
 	}
 	return nil
+}
+
+// ruleLocation is where the ticket said the rule would be written; a
+// ticket from before rule sites (migration 00011) wrote to the repository.
+func (rc *runCtl) ruleLocation(approvalID string) backend.RuleLocation {
+	tk, err := rc.e.store.Ticket(context.Background(), approvalID)
+	if err == nil && tk.RuleLocation != nil &&
+		(tk.RuleLocation.Site == backend.RuleSiteData || tk.RuleLocation.Site == backend.RuleSiteRepository) {
+		return *tk.RuleLocation
+	}
+	return backend.RuleLocation{Site: backend.RuleSiteRepository, Path: approval.PolicyPath}
 }
 
 func (rc *runCtl) root() (string, error) {

@@ -24,7 +24,15 @@ func (rc *runCtl) ask(c *callState, a backend.GatedAction, res backend.PolicyRes
 		ApprovalRequest: backend.ApprovalRequest{ID: backend.NewID(backend.PrefixApproval), RunID: rc.rec.ID,
 			ToolCallID: c.Req.ID, Kind: a.Kind, Title: a.Title, Preview: a.Preview, Risk: a.Risk,
 			Subject: a.Subject, SubjectHash: hash, PolicyTrace: res.Trace, Enforcement: string(backend.Enforced),
-			DecisionsOffered: offered, GrantPreview: grant}}
+			DecisionsOffered: offered, GrantPreview: grant, TitleMessage: a.TitleMessage}}
+	if grant != "" {
+		// What "always allow" would write, as a message the UI localises,
+		// and where: the setting now, which the decision then follows.
+		if g, err := grantFor(c.Req.Name, a); err == nil {
+			loc := rc.e.cfg.Rules.Location(rc.rec.WorkspaceID)
+			tk.RulePreview, tk.RuleLocation = g.Message(), &loc
+		}
+	}
 	c.Gate = a.Kind
 	if err := rc.commit(func(tx *store.Tx) error { return rc.suspendTx(tx, c, tk) }); err != nil {
 		return failed(backend.FailInternal, "could not record the approval request")

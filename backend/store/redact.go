@@ -44,6 +44,18 @@ func (rs *redactorSlot) text(s string) string {
 	return s
 }
 
+// message redacts a message's arguments (a command, a path) into a copy.
+func (rs *redactorSlot) message(m *backend.Text) *backend.Text {
+	if m == nil || rs.p.Load() == nil {
+		return m
+	}
+	out := &backend.Text{Key: m.Key, Args: make(map[string]string, len(m.Args))}
+	for k, v := range m.Args {
+		out.Args[k] = rs.text(v)
+	}
+	return out
+}
+
 // json redacts a JSON document; without a redactor it returns b.
 func (rs *redactorSlot) json(b json.RawMessage) json.RawMessage {
 	if p := rs.p.Load(); p != nil && len(b) > 0 {

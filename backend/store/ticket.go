@@ -30,12 +30,14 @@ func (t *Tx) CreateTicket(tk Ticket) error {
 	trace, _ := json.Marshal(nonNil(a.PolicyTrace))
 	trace = t.s.red.json(trace)
 	offered, _ := json.Marshal(nonNil(a.DecisionsOffered))
+	a.TitleMessage, a.RulePreview = t.s.red.message(a.TitleMessage), t.s.red.message(a.RulePreview)
+	msgs, _ := json.Marshal(ticketMessages{Title: a.TitleMessage, RulePreview: a.RulePreview, RuleLocation: a.RuleLocation})
 	_, err := t.tx.ExecContext(t.ctx, `INSERT INTO approvals (id, run_id, tool_call_id, ticket_kind, kind, title,
 		preview, risk, subject, subject_hash, base_commit, policy_trace, enforcement, decisions_offered,
-		grant_preview, resume_mode, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-		'pending', ?)`, a.ID, a.RunID, a.ToolCallID, tk.TicketKind, string(a.Kind), a.Title, orJSON(a.Preview, "null"),
+		grant_preview, resume_mode, status, created_at, messages) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+		'pending', ?, ?)`, a.ID, a.RunID, a.ToolCallID, tk.TicketKind, string(a.Kind), a.Title, orJSON(a.Preview, "null"),
 		string(a.Risk), orJSON(a.Subject, "null"), a.SubjectHash, a.BaseCommit, string(trace), a.Enforcement, string(offered),
-		a.GrantPreview, string(tk.ResumeMode), a.CreatedAt)
+		a.GrantPreview, string(tk.ResumeMode), a.CreatedAt, string(msgs))
 	if err != nil {
 		return fmt.Errorf("create ticket %s: %w", a.ID, err)
 	}
@@ -160,17 +162,24 @@ func (t *Tx) Resolve(d StoredDecision, resolver string) error {
 
 const ticketSelect = `SELECT id, run_id, tool_call_id, ticket_kind, kind, title, preview, risk, subject,
 	subject_hash, base_commit, policy_trace, enforcement, decisions_offered, grant_preview, resume_mode, status,
-	created_at FROM approvals`
+	created_at, messages FROM approvals`
+
+// ticketMessages is the approvals.messages column (migration 00011).
+type ticketMessages struct {
+	Title        *backend.Text         `json:"titleMessage,omitempty"`
+	RulePreview  *backend.Text         `json:"rulePreview,omitempty"`
+	RuleLocation *backend.RuleLocation `json:"ruleLocation,omitempty"`
+}
 
 type scanner interface{ Scan(...any) error }
 
 func scanTicket(row scanner) (Ticket, error) {
 	var tk Ticket
 	a := &tk.ApprovalRequest
-	var preview, subject, trace, offered string
+	var preview, subject, trace, offered, msgs string
 	err := row.Scan(&a.ID, &a.RunID, &a.ToolCallID, &tk.TicketKind, &a.Kind, &a.Title, &preview, &a.Risk,
 		&subject, &a.SubjectHash, &a.BaseCommit, &trace, &a.Enforcement, &offered, &a.GrantPreview,
-		&tk.ResumeMode, &a.Status, &a.CreatedAt)
+		&tk.ResumeMode, &a.Status, &a.CreatedAt, &msgs)
 	if errors.Is(err, sql.ErrNoRows) {
 		return tk, fmt.Errorf("ticket: %w", backend.ErrNotFound)
 	}
@@ -180,5 +189,9 @@ func scanTicket(row scanner) (Ticket, error) {
 	a.Preview, a.Subject = json.RawMessage(preview), json.RawMessage(subject)
 	_ = json.Unmarshal([]byte(trace), &a.PolicyTrace)
 	_ = json.Unmarshal([]byte(offered), &a.DecisionsOffered)
+	var m ticketMessages
+	if json.Unmarshal([]byte(msgs), &m) == nil { // a row the column cannot describe shows its English text
+		a.TitleMessage, a.RulePreview, a.RuleLocation = m.Title, m.RulePreview, m.RuleLocation
+	}
 	return tk, nil
 }

@@ -201,7 +201,6 @@ export type FailureCode =
   | 'store_migration_failed'
   | 'audit_key_unavailable'
   | 'worktree_unsaved'
-  | 'workspace_missing'
   | 'run_imported';
 
 export const FAILURE_CODES: readonly FailureCode[] = [
@@ -233,7 +232,6 @@ export const FAILURE_CODES: readonly FailureCode[] = [
   'store_migration_failed',
   'audit_key_unavailable',
   'worktree_unsaved',
-  'workspace_missing',
   'run_imported',
 ];
 
@@ -277,8 +275,6 @@ export const FailureCodes = {
   CodeAuditKeyUnavailable: 'audit_key_unavailable',
   /** CodeWorktreeUnsaved: a run's worktree holds work that exists nowhere else and its removal was not confirmed for exactly that work. */
   CodeWorktreeUnsaved: 'worktree_unsaved',
-  /** CodeWorkspaceMissing: the workspace's directory is gone from disk (deleted, moved or unmounted); no run may start in it. */
-  CodeWorkspaceMissing: 'workspace_missing',
   /** CodeRunImported: a run imported from a bundle is read-only; it cannot be resumed, cancelled or decided on here (issue 19). */
   CodeRunImported: 'run_imported',
 } as const;
@@ -490,7 +486,6 @@ export const RECOVERY: Readonly<Record<FailureCode, string>> = {
 };
 
 /** agenthub/backend.StatusChanged */
-  workspace_missing: 'Restore the folder, or remove the workspace from the allowlist and add the folder where it is now.',
 export interface StatusChanged {
   from: RunState;
   to: RunState;
@@ -526,6 +521,9 @@ export interface ApprovalRequest {
   status: string;
   createdAt: string;
   mergedApprovalIds?: string[];
+  titleMessage?: Text;
+  rule_preview?: Text;
+  rule_location?: RuleLocation;
 }
 
 /** agenthub/backend.TraceStep */
@@ -534,6 +532,18 @@ export interface TraceStep {
   pattern: string;
   matched: boolean;
   verdict?: Verdict;
+}
+
+/** agenthub/backend.Text */
+export interface Text {
+  key: string;
+  args?: Record<string, string>;
+}
+
+/** agenthub/backend.RuleLocation */
+export interface RuleLocation {
+  site: string;
+  path: string;
 }
 
 /** agenthub/backend.GatingAdvisory */

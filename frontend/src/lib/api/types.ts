@@ -66,14 +66,6 @@ export interface Workspace {
   /** Never an absolute machine path: the home directory is shown as `~`. */
   displayPath: string;
   addedAt: string;
-  /** The folder is gone from disk: listed, but no run may start in it. */
-  missing?: boolean;
-}
-
-/** A profile file that cannot be used (RunsAPI.ProfileProblems): its file name and why. */
-export interface ProfileProblem {
-  file: string;
-  problem: string;
 }
 
 export interface Failure {
@@ -203,6 +195,13 @@ export interface ApprovalRequest {
   createdAt: string;
   /** Other pending requests of the run asking for exactly the same thing; one decision answers them all. */
   mergedApprovalIds?: string[];
+  /** The title as a message key with arguments, to show localised (issue 21). */
+  titleMessage?: G.Text;
+  /** grantPreview as a message key with arguments (rule_shell_prefix, rule_patch …). */
+  rule_preview?: G.Text;
+  /** Where "always allow in this workspace" writes its rule: the data directory (site "data", path
+   *  relative to it) or the repository (site "repository", path ".agenthub/policy.toml"). */
+  rule_location?: G.RuleLocation;
 }
 
 // The request above narrows two of Go's string fields to their known values;
