@@ -1,10 +1,8 @@
 package confine
 
 import (
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"sync"
 	"syscall"
 
@@ -20,42 +18,37 @@ import (
 // unprivileged process create it.
 
 // netNSProbe caches whether this kernel lets us create the namespaces.
+// The probe starts a process, which only backend/proc does: it registers
+// it with [SetNetNSProbe].
 var netNSProbe struct {
-	once   sync.Once
+	mu     sync.Mutex
+	probe  func() error
+	done   bool
 	reason string // "" is supported
 }
 
-// probeNetNS starts a trivial program in new user and network namespaces,
-// as proc will start a supervisor, once per process.
-func probeNetNS() (bool, string) {
-	netNSProbe.once.Do(func() {
-		prog := ""
-		for _, p := range []string{"/bin/true", "/usr/bin/true"} {
-			if _, err := os.Stat(p); err == nil {
-				prog = p
-				break
-			}
-		}
-		if prog == "" {
-			netNSProbe.reason = "no /bin/true to probe network namespaces with"
-			return
-		}
-		cmd := exec.Command(prog)
-		cmd.Env = []string{}
-		cmd.SysProcAttr = NetNSAttr(&syscall.SysProcAttr{})
-		if err := cmd.Run(); err != nil {
-			netNSProbe.reason = "the kernel refuses an unprivileged network namespace (" + netNSError(err) + ")"
-		}
-	})
-	return netNSProbe.reason == "", netNSProbe.reason
+// SetNetNSProbe registers how to find out, once, whether a process can be
+// started with [NetNSAttr] (proc starts a trivial program so).
+func SetNetNSProbe(probe func() error) {
+	netNSProbe.mu.Lock()
+	defer netNSProbe.mu.Unlock()
+	netNSProbe.probe, netNSProbe.done = probe, false
 }
 
-func netNSError(err error) string {
-	var errno syscall.Errno
-	if errors.As(err, &errno) {
-		return errno.Error()
+// probeNetNS runs the registered probe once per process.
+func probeNetNS() (bool, string) {
+	netNSProbe.mu.Lock()
+	defer netNSProbe.mu.Unlock()
+	if netNSProbe.probe == nil {
+		return false, "nothing probed network namespaces in this program"
 	}
-	return err.Error()
+	if !netNSProbe.done {
+		netNSProbe.done, netNSProbe.reason = true, ""
+		if err := netNSProbe.probe(); err != nil {
+			netNSProbe.reason = "the kernel refuses an unprivileged network namespace (" + err.Error() + ")"
+		}
+	}
+	return netNSProbe.reason == "", netNSProbe.reason
 }
 
 // NetNSAttr adds to attr what starts a process in new user and network
