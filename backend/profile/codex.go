@@ -1,7 +1,5 @@
 package profile
 
-import ()
-
 // Settings of the codex runtime.
 const (
 	GatingEnforced = "enforced" // app-server: every command and patch waits for AgentHub (the default)
