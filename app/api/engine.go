@@ -49,7 +49,8 @@ func (c *Core) openEngine(ctx context.Context, st *store.Store) error {
 	st.SetRedactor(redact.NewFromEnviron(os.Environ()))
 	c.engine = engine.New(engine.Config{
 		Store:       st,
-		Gate:        approval.NewGate(c.workspaceRoot),
+		Gate:        approval.NewGate(c.workspaceRoot).WithRules(c.rules()),
+		Rules:       c.rules(), // policy.go: where "always allow" writes
 		Tools:       withRuntimeTools(tools.New(tools.Config{CheckpointDir: filepath.Join(c.cfg.Home, "checkpoints")})),
 		Profiles:    map[string]engine.Profile{DemoProfile: scriptProfile(model)},
 		Default:     DemoProfile,

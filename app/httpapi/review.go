@@ -18,6 +18,11 @@ func (s *Server) reviewRoutes(mux *http.ServeMux) {
 		v, err := policy.Get(r.PathValue("id"))
 		reply(w, v, err)
 	})
+	// Revoke one rule by the key the policy view lists (issue 21).
+	mux.HandleFunc("DELETE /api/workspaces/{id}/policy/rules/{key}", func(w http.ResponseWriter, r *http.Request) {
+		v, err := policy.Revoke(r.PathValue("id"), r.PathValue("key"))
+		reply(w, v, err)
+	})
 	mux.HandleFunc("GET /api/audit/export", func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query() // the view's active filters: the export follows them
 		data, _, _, err := api.AuditExportBytes(s.audit, api.AuditFilter{RunID: q.Get("runId"), Actor: q.Get("actor"),
