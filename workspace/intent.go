@@ -89,6 +89,9 @@ func (w *FS) verdict(in Intent) Verdict {
 
 func (w *FS) reconcile(in Intent) (Verdict, []FileState, error) {
 	var errs []error
+	if err := w.completePartial(in); err != nil {
+		errs = append(errs, err)
+	}
 	for _, s := range in.Staging {
 		if err := w.removeStaging(s); err != nil {
 			errs = append(errs, err)
@@ -116,6 +119,72 @@ func (w *FS) reconcile(in Intent) (Verdict, []FileState, error) {
 		v = VerdictNotApplied
 	}
 	return v, states, errors.Join(errs...)
+}
+
+// completePartial finishes an apply that a crash cut between two of its
+// renames, so that a multi-file change is all or nothing (issue 15): when
+// every file holds its before- or its after-image, at least one its
+// after-image, and the staging file of each other one still holds exactly
+// its after-image (commit stages every file before the first rename), the
+// rest of the renames and removals are made, as if the crash had come a
+// moment later. The disk then holds the approved change whole, which the
+// verdict records as applied (with its checkpoint, so it can be undone).
+// Anything less certain changes nothing and is left to the verdict.
+func (w *FS) completePartial(in Intent) error {
+	var pending []IntentFile
+	anyAfter := false
+	for _, f := range in.Files {
+		cur, err := w.readCurrent("reconcile", f.Path)
+		switch {
+		case err != nil:
+			return nil
+		case cur.hash == f.After:
+			anyAfter = true
+		case cur.hash == f.Before:
+			pending = append(pending, f)
+		default:
+			return nil
+		}
+	}
+	if !anyAfter || len(pending) == 0 {
+		return nil
+	}
+	staged := map[string][]string{} // after-image hash → staging paths (two files may get one content)
+	for _, s := range in.Staging {
+		if !stagingName.MatchString(baseOf(s)) || strings.HasSuffix(s, ".restore.tmp") {
+			continue
+		}
+		if cur, err := w.readCurrent("reconcile", s); err == nil && cur.hash != Absent {
+			staged[cur.hash] = append(staged[cur.hash], s)
+		}
+	}
+	need := map[string]int{}
+	for _, f := range pending {
+		if f.After != Absent {
+			need[f.After]++
+		}
+	}
+	for h, n := range need {
+		if len(staged[h]) < n {
+			return nil // a staging file is gone: the user decides
+		}
+	}
+	for _, f := range pending {
+		var err error
+		if f.After == Absent {
+			err = w.root.Remove(f.Path)
+		} else {
+			from := staged[f.After][0]
+			staged[f.After] = staged[f.After][1:]
+			if _, err = w.mkdirs(dirOf(f.Path)); err == nil {
+				err = w.root.Rename(from, f.Path)
+			}
+		}
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return w.mapErr("reconcile", f.Path, err)
+		}
+	}
+	return nil
 }
 
 // removeStaging removes one staging file a dead effect may have left: only a
