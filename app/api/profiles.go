@@ -1,20 +1,17 @@
 package api
 
 import (
-	"fmt"
+	"errors"
 	"os"
 	"path/filepath"
 	"sort"
 
 	"agenthub/backend"
 	"agenthub/backend/engine"
-	"agenthub/backend/mcp"
 	"agenthub/backend/profile"
 	"agenthub/backend/redact"
-	"agenthub/backend/runtime/acp"
-	"agenthub/backend/runtime/claude"
-	"agenthub/backend/runtime/codex"
-	"agenthub/backend/runtime/script"
+	"agenthub/backend/runtime"
+	_ "agenthub/backend/runtime/all" // every runtime's adapter
 	"agenthub/backend/tools"
 )
 
@@ -42,42 +39,58 @@ type ProfileInfo struct {
 const ProfilesDir = "profiles"
 
 // loadProfiles registers every profile file of the data directory with the
-// engine. A broken file is logged and skipped; the demo name is reserved.
+// engine and replaces the core's profile set whole. A broken file is logged,
+// kept as a problem for the settings view, and skipped; the demo name is
+// reserved.
 func (c *Core) loadProfiles() {
-	list, problems := profile.LoadDir(filepath.Join(c.cfg.Home, ProfilesDir))
-	for _, p := range problems {
-		c.log.Warn("skip a profile file", "problem", p.Error())
+	list, loadProblems := profile.LoadDir(filepath.Join(c.cfg.Home, ProfilesDir))
+	var problems []ProfileProblem
+	skip := func(file string, err error) {
+		c.log.Warn("skip a profile file", "file", filepath.Base(file), "err", err)
+		problems = append(problems, ProfileProblem{File: filepath.Base(file), Problem: err.Error()})
 	}
-	c.profiles = []ProfileInfo{{Name: DemoProfile, Runtime: profile.RuntimeScript, Scripted: true, Default: true}}
+	for _, p := range loadProblems {
+		skip(p.File, p.Err)
+	}
+	infos := []ProfileInfo{{Name: DemoProfile, Runtime: profile.RuntimeScript, Scripted: true, Default: true}}
 	for _, p := range list {
 		if p.Name == DemoProfile {
-			c.log.Warn("skip a profile file: the name demo is reserved", "file", filepath.Base(p.File))
+			skip(p.File, errors.New("the name demo is reserved"))
 			continue
 		}
 		ep, err := engineProfile(p, c.cfg.Home)
 		if err != nil {
-			c.log.Warn("skip a profile file", "file", filepath.Base(p.File), "err", err)
+			skip(p.File, err)
 			continue
 		}
 		c.engine.AddProfile(p.Name, ep)
 		info := ProfileInfo{Name: p.Name, Runtime: p.Runtime, Provider: p.Provider,
 			Model: p.Model, BaseURL: p.BaseURL, Scripted: ep.Scripted, Capabilities: ep.Capabilities,
 			AcceptAdvisory: ep.AcceptAdvisory, Isolation: p.Isolation}
-		switch p.Runtime {
-		case profile.RuntimeClaude:
-			info.Provider = profile.ProviderAnthropic
-		case profile.RuntimeCodex:
-			info.Provider = profile.ProviderOpenAI
+		if a, ok := runtime.Lookup(p.Runtime); ok {
+			if pr, ok := a.(runtime.Provider); ok {
+				info.Provider = pr.Provider()
+			}
 		}
-		c.profiles = append(c.profiles, info)
+		infos = append(infos, info)
 	}
-	sort.SliceStable(c.profiles[1:], func(i, j int) bool { return c.profiles[i+1].Name < c.profiles[j+1].Name })
+	sort.SliceStable(infos[1:], func(i, j int) bool { return infos[i+1].Name < infos[j+1].Name })
+	c.prof.mu.Lock()
+	c.prof.list, c.prof.problems = infos, problems
+	c.prof.mu.Unlock()
 }
 
-// engineProfile builds the engine's profile: the model client of a native
-// profile (with retries and its fallback models), the Claude Code CLI, or a
-// playbook. home is the data directory.
+// engineProfile builds the engine's profile with its runtime's adapter
+// (backend/runtime): the settings every runtime shares here, the model
+// and tools there. home is the data directory.
 func engineProfile(p profile.Profile, home string) (engine.Profile, error) {
+	a, ok := runtime.Lookup(p.Runtime)
+	if !ok {
+		return engine.Profile{}, runtime.Validate(p) // names the runtimes there are
+	}
+	if err := a.Validate(p); err != nil {
+		return engine.Profile{}, err
+	}
 	ep := engine.Profile{Runtime: p.Runtime, Tools: p.Tools, Stop: stopConfig(p.Stop), RunTimeout: p.RunTimeout.Duration,
 		StateKeys: p.StateKeys, Executor: engine.Executor(p.Executor)}
 	if !p.Policy.Empty() {
@@ -87,76 +100,16 @@ func engineProfile(p profile.Profile, home string) (engine.Profile, error) {
 	if len(ep.Tools) == 0 {
 		ep.Tools = builtinTools() // never a runtime's proxy tools
 	}
-	ep.Capabilities = runtimeCapabilities(p)
+	ep.Capabilities = a.Capabilities(p)
 	kinds, by := p.AcceptsAdvisory()
 	for _, k := range kinds {
 		ep.AcceptAdvisory = append(ep.AcceptAdvisory, backend.ActionKind(k))
 	}
 	ep.AcceptedBy = by
-	switch p.Runtime {
-	case profile.RuntimeClaude:
-		ep.Model = claude.NewModel(claude.Config{Command: p.Command.Program(), Model: p.Model, BaseURL: p.BaseURL,
-			APIKey: keyOf(p), Dir: filepath.Join(home, "runtimes", "claude"),
-			Checkpoints: filepath.Join(home, "checkpoints")})
-		ep.Tools = claude.ToolNames()
-		return ep, nil
-	case profile.RuntimeACP, profile.RuntimeGemini:
-		return acpProfile(p, home, ep), nil
-	case profile.RuntimeCodex:
-		return codexProfile(p, home, ep), nil
-	case profile.RuntimeScript:
-		text, err := os.ReadFile(p.Playbook)
-		if err != nil {
-			return ep, fmt.Errorf("read the playbook: %w", err)
-		}
-		pb, err := script.Parse(text)
-		if err != nil {
-			return ep, err
-		}
-		ep.Model, ep.Scripted = script.NewModel(pb), true
-		return ep, nil
-	}
-	ep.Model = nativeModel(p) // native.go: key from key_env or the OS keychain
-	if len(p.MCP) > 0 {
-		// Servers start when a run first needs their tools; the engine's
-		// Shutdown closes them.
-		ep.Source = mcp.NewSet(mcpConfigs(p.MCP, filepath.Join(home, "mcp", p.Name)), nil)
+	if err := a.Build(p, runtime.Env{Home: home, Key: keyOf(p)}, &ep); err != nil {
+		return ep, err
 	}
 	return ep, nil
-}
-
-// runtimeCapabilities is what an external runtime declares (AD2); nil for
-// the built-in loop and playbooks.
-func runtimeCapabilities(p profile.Profile) *backend.Capabilities {
-	if p.Runtime == profile.RuntimeClaude {
-		caps := claude.Capabilities()
-		return &caps
-	}
-	if caps, ok := acpCapabilities(p); ok {
-		return &caps
-	}
-	if caps, ok := codexCapabilities(p); ok {
-		return &caps
-	}
-	return nil
-}
-
-// mcpConfigs are a profile's MCP servers; state is the directory under
-// which each stdio server gets its own state dir (its HOME, where its
-// confinement lets it write).
-func mcpConfigs(servers []profile.MCPServer, state string) []mcp.Config {
-	out := make([]mcp.Config, len(servers))
-	for i, s := range servers {
-		out[i] = mcp.Config{Name: s.Name, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL,
-			AllowReadOnly: s.AllowReadOnly, CallTimeout: s.CallTimeout.Duration, Network: s.Network}
-		if s.Command != "" {
-			out[i].StateDir = filepath.Join(state, s.Name)
-		}
-		for _, h := range s.Headers {
-			out[i].Headers = append(out[i].Headers, mcp.Header{Name: h.Name, Env: h.Env, Keychain: h.Keychain, Prefix: h.Prefix})
-		}
-	}
-	return out
 }
 
 // keyOf resolves a profile's key from the variable it names; the key is
@@ -176,16 +129,7 @@ func keyOf(p profile.Profile) string {
 // permission requests) to the built-in tools, for the engine's tool table.
 // Only the profiles of those runtimes offer them.
 func withRuntimeTools(builtin map[string]backend.Tool) map[string]backend.Tool {
-	for name, t := range claude.Tools() {
-		builtin[name] = t
-	}
-	for name, t := range acp.Tools() {
-		builtin[name] = t
-	}
-	for name, t := range codex.Tools() {
-		builtin[name] = t
-	}
-	return builtin
+	return runtime.Tools(builtin)
 }
 
 // builtinTools names the built-in tools, the default of a native profile.
@@ -212,5 +156,6 @@ func (r *RunsAPI) Profiles() ([]ProfileInfo, error) {
 	if _, err := r.core.db(); err != nil {
 		return nil, err
 	}
-	return r.core.profiles, nil
+	list, _ := r.core.prof.get()
+	return list, nil
 }

@@ -6,31 +6,26 @@ import (
 	"time"
 
 	"agenthub/backend/proc"
-	"agenthub/backend/runtime/acp"
-	"agenthub/backend/runtime/claude"
-	"agenthub/backend/runtime/codex"
+	"agenthub/backend/runtime"
+	_ "agenthub/backend/runtime/all" // every runtime's adapter
 )
 
 // versionTimeout bounds `<cli> --version`: Node-based CLIs take a second or
 // two to start, and doctor must not hang on a broken install.
 const versionTimeout = 15 * time.Second
 
-// agentCLIs are the external runtimes doctor looks for, with their install
-// hint: the adapters' own, pinned to the version each was tested with.
-var agentCLIs = []struct{ name, label, install string }{
-	{"claude", "Claude Code", claude.InstallHint},
-	{"gemini", "Gemini CLI", acp.GeminiInstallHint},
-	{"codex", "Codex", codex.InstallHint},
-}
-
-// toolChecks look for git and the agent CLIs on the login shell's PATH, the
-// one a desktop launch uses too (see proc.LoginPath).
+// toolChecks look for git and every registered runtime's CLI on the login
+// shell's PATH, the one a desktop launch uses too (see proc.LoginPath),
+// each with its adapter's install hint, pinned to the version it was
+// tested with.
 func toolChecks(ctx context.Context, e *Env) []check {
 	path := proc.CaptureLoginPath(ctx, e.Getenv("SHELL"), e.Getenv("PATH"))
 	env := []string{"PATH=" + path, "HOME=" + e.Getenv("HOME")}
 	out := []check{versionCheck(ctx, "git", "git", path, env, "install git with your package manager (e.g. sudo apt-get install git)")}
-	for _, c := range agentCLIs {
-		out = append(out, versionCheck(ctx, c.label, c.name, path, env, c.install+", then sign in once in a terminal"))
+	for _, a := range runtime.All() {
+		if b := a.Binary(); b != nil {
+			out = append(out, versionCheck(ctx, b.Label, b.Program, path, env, b.Install+", then sign in once in a terminal"))
+		}
 	}
 	return out
 }

@@ -9,7 +9,6 @@ import (
 
 	"agenthub/app/api"
 	"agenthub/backend"
-	"agenthub/backend/profile"
 )
 
 func runProfiles(ctx context.Context, e *Env, args []string) error {
@@ -53,9 +52,12 @@ func runProfiles(ctx context.Context, e *Env, args []string) error {
 		return err
 	}
 	dir := filepath.Join(core.Config().Home, api.ProfilesDir)
-	_, problems := profile.LoadDir(dir)
+	problems, err := api.NewRunsAPI(core).ProfileProblems()
+	if err != nil {
+		return err
+	}
 	for _, p := range problems {
-		fmt.Fprintf(e.Stderr, "skipped %s\n", p.Error())
+		fmt.Fprintf(e.Stderr, "skipped %s: %s\n", p.File, p.Problem)
 	}
 	fmt.Fprintf(e.Stdout, "\nProfiles are read from %s/*.toml (docs/PROFILES.md).\n", api.DisplayPath(dir))
 	return nil

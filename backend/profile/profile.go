@@ -13,10 +13,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -157,44 +157,21 @@ func (p Profile) validate() error {
 	if p.Isolation != "" && p.Isolation != "worktree" && p.Isolation != "checkout" {
 		return fmt.Errorf("isolation %q: use worktree or checkout", p.Isolation)
 	}
-	if p.ModelProtocol != "" && p.Runtime != RuntimeACP {
+	if p.ModelProtocol != "" && slices.Contains([]string{RuntimeNative, RuntimeScript, RuntimeClaude, RuntimeCodex, RuntimeGemini}, p.Runtime) {
 		return fmt.Errorf("model_protocol: a setting of the acp runtime (runtime %q uses provider or its CLI's own)", p.Runtime)
 	}
-	switch {
-	case !nameRE.MatchString(p.Name):
-		return fmt.Errorf("name %q: use lower case letters, digits, '.', '_' and '-'", p.Name)
-	case p.Runtime == RuntimeScript && p.Playbook == "":
-		return errors.New("a script profile needs playbook = \"FILE\"")
-	case p.Runtime == RuntimeScript:
-		return nil
-	case p.Runtime == RuntimeClaude:
-		return p.validateClaude()
-	case p.Runtime == RuntimeCodex:
-		return p.validateCodex()
-	case p.Gating != "" || p.Sandbox != "" || p.Mode != "":
-		return errors.New("gating, sandbox and mode are settings of the codex runtime")
-	case p.Runtime == RuntimeACP || p.Runtime == RuntimeGemini:
-		return p.validateACP()
-	case p.Runtime != RuntimeNative:
-		return fmt.Errorf("runtime %q: use native, claude, codex, gemini, acp or script", p.Runtime)
-	case p.Provider != ProviderOpenAI && p.Provider != ProviderAnthropic:
-		return fmt.Errorf("provider %q: use openai (also for Ollama, LM Studio, llama.cpp, vLLM) or anthropic", p.Provider)
-	case p.Model == "":
-		return errors.New("model is required")
-	case strings.ContainsAny(p.KeyEnv, "= \t"):
-		return fmt.Errorf("key_env %q must be the name of an environment variable, not a key", p.KeyEnv)
-	case p.MaxTokens < 0:
-		return errors.New("max_tokens must not be negative")
-	case p.Executor != "" && p.Executor != "sequential" && p.Executor != "parallel_batch_approval" &&
-		p.Executor != "parallel_streaming":
+	if p.Executor != "" && p.Executor != "sequential" && p.Executor != "parallel_batch_approval" &&
+		p.Executor != "parallel_streaming" {
 		return fmt.Errorf("executor %q: use sequential, parallel_batch_approval or parallel_streaming", p.Executor)
-	case p.Keychain != "" && p.KeyEnv != "":
-		return errors.New("key_env and keychain both name the key: keep one")
-	case p.ContextWindow < 0 || (p.ContextWindow > 0 && p.ContextWindow < 1024):
-		return errors.New("context_window is the model's window in tokens: leave it out, or give at least 1024")
-	case p.ContextWindow > 0 && p.MaxTokens >= p.ContextWindow:
-		return errors.New("max_tokens must be smaller than context_window")
 	}
+	if !nameRE.MatchString(p.Name) {
+		return fmt.Errorf("name %q: use lower case letters, digits, '.', '_' and '-'", p.Name)
+	}
+	if p.Runtime != RuntimeCodex && (p.Gating != "" || p.Sandbox != "" || p.Mode != "") {
+		return errors.New("gating, sandbox and mode are settings of the codex runtime")
+	}
+	// The runtime's own settings are its adapter's to check
+	// (backend/runtime: Adapter.Validate, run by LoadDir's caller).
 	if p.Keychain != "" {
 		if _, err := keychain.ParseRef(p.Keychain); err != nil {
 			return err
@@ -216,33 +193,6 @@ var (
 	envNameRE  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 	stateKeyRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 )
-
-// validateClaude checks a Claude Code profile: the CLI talks to the
-// profile's Anthropic Messages server with the profile's model.
-func (p Profile) validateClaude() error {
-	switch {
-	case p.Provider != "" && p.Provider != ProviderAnthropic:
-		return fmt.Errorf("provider %q: a claude profile speaks the anthropic API; leave provider out", p.Provider)
-	case p.Model == "":
-		return errors.New("model is required")
-	case p.BaseURL == "":
-		return errors.New("base_url is required: the Anthropic Messages server the CLI talks to")
-	case strings.ContainsAny(p.KeyEnv, "= \t"):
-		return fmt.Errorf("key_env %q must be the name of an environment variable, not a key", p.KeyEnv)
-	case len(p.Fallback) > 0 || p.System != "" || p.MaxTokens != 0 || p.ContextWindow != 0:
-		return errors.New("fallback_models, system, max_tokens and context_window are not supported by the claude runtime")
-	case len(p.Tools) > 0 || len(p.MCP) > 0:
-		return errors.New("tools, mcp_servers: the claude runtime uses Claude Code's own tools, each gated by AgentHub")
-	case len(p.Command) > 1 || p.Command.Program() != "" && !filepath.IsAbs(p.Command.Program()) &&
-		strings.ContainsAny(p.Command.Program(), " \t"):
-		return fmt.Errorf("command %q: name one program, without arguments", strings.Join(p.Command, " "))
-	}
-	u, err := url.Parse(p.BaseURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("base_url %q: use an http or https URL", p.BaseURL)
-	}
-	return nil
-}
 
 // Problem is a profile file that could not be loaded.
 type Problem struct {

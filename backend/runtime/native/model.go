@@ -1,4 +1,4 @@
-package api
+package native
 
 import (
 	"context"
@@ -12,14 +12,14 @@ import (
 	"agenthub/backend/profile"
 )
 
-// nativeModel is the model of a native profile: its provider's client with
+// model is the model of a native profile: its provider's client with
 // retries and fallback models. A key from the OS keychain is read when a
 // run first needs it, not at startup, so a key stored later is found
 // without a restart and a missing one fails that run (runtime_unavailable,
 // with the next step) instead of hiding the profile.
-func nativeModel(p profile.Profile) backend.Model {
+func model(p profile.Profile, key string) backend.Model {
 	if p.Keychain == "" {
-		return buildNative(p, keyOf(p))
+		return buildNative(p, key)
 	}
 	ref, err := keychain.ParseRef(p.Keychain) // validated when the profile was read
 	if err != nil {

@@ -1,0 +1,86 @@
+package codex
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+
+	"agenthub/backend"
+	"agenthub/backend/engine"
+	"agenthub/backend/profile"
+	"agenthub/backend/runtime"
+)
+
+func init() { runtime.Register(Adapter{}) }
+
+// Adapter is the Codex CLI runtime (runtime = "codex").
+type Adapter struct{}
+
+func (Adapter) Name() string                     { return profile.RuntimeCodex }
+func (Adapter) Provider() string                 { return profile.ProviderOpenAI }
+func (Adapter) Validate(p profile.Profile) error { return validate(p) }
+func (Adapter) Tools() map[string]backend.Tool   { return Tools() }
+func (Adapter) Binary() *runtime.Binary {
+	return &runtime.Binary{Program: "codex", Label: "Codex", Install: InstallHint}
+}
+
+// Capabilities: enforced through app-server, advisory with gating =
+// "advisory" (AD2).
+func (Adapter) Capabilities(p profile.Profile) *backend.Capabilities {
+	caps := Capabilities(p.Gating)
+	return &caps
+}
+
+// Build gives the profile the Codex CLI as its model. Each profile gets its
+// own isolated HOME, CODEX_HOME (whose config.toml names the profile's
+// server) and raw-output folder under runtimes/codex/<name>; patches share
+// the checkpoint store of the built-in tools, so undo works on them too.
+func (Adapter) Build(p profile.Profile, env runtime.Env, ep *engine.Profile) error {
+	ep.Model = NewModel(Config{Command: p.Command.Program(), Model: p.Model, BaseURL: p.BaseURL,
+		APIKey: env.Key, Gating: p.Gating, Mode: p.Mode, Sandbox: p.Sandbox,
+		Dir:         filepath.Join(env.Home, "runtimes", "codex", p.Name),
+		Checkpoints: filepath.Join(env.Home, "checkpoints")})
+	ep.Tools = ToolNames()
+	return nil
+}
+
+// validate checks a Codex profile: the CLI talks to the profile's
+// OpenAI Responses server (base_url, including /v1) with the profile's
+// model. gating = "advisory" must be said explicitly to run `codex exec`,
+// which cannot ask before acting; Codex's sandbox can be narrowed but
+// never turned off.
+func validate(p profile.Profile) error {
+	switch {
+	case p.Provider != "" && p.Provider != profile.ProviderOpenAI:
+		return fmt.Errorf("provider %q: a codex profile speaks the OpenAI Responses API; leave provider out", p.Provider)
+	case p.Model == "":
+		return errors.New("model is required (a model Codex knows, e.g. gpt-5.5: with another name Codex offers no apply_patch tool)")
+	case p.BaseURL == "":
+		return errors.New("base_url is required: the OpenAI Responses server Codex talks to, with its version path (Codex POSTs {base_url}/responses)")
+	case strings.ContainsAny(p.KeyEnv, "= \t"):
+		return fmt.Errorf("key_env %q must be the name of an environment variable, not a key", p.KeyEnv)
+	case len(p.Fallback) > 0 || p.System != "" || p.MaxTokens != 0 || p.ContextWindow != 0:
+		return errors.New("fallback_models, system, max_tokens and context_window are not supported by the codex runtime")
+	case len(p.Tools) > 0 || len(p.MCP) > 0:
+		return errors.New("tools, mcp_servers: the codex runtime uses Codex's own tools, each gated by AgentHub")
+	case len(p.Command) > 1 || p.Command.Program() != "" && !filepath.IsAbs(p.Command.Program()) &&
+		strings.ContainsAny(p.Command.Program(), " \t"):
+		return fmt.Errorf("command %q: name one program, without arguments", strings.Join(p.Command, " "))
+	case p.Gating != "" && p.Gating != profile.GatingEnforced && p.Gating != profile.GatingAdvisory:
+		return fmt.Errorf("gating %q: use %q (the default) or %q", p.Gating, profile.GatingEnforced, profile.GatingAdvisory)
+	case p.Mode != "" && p.Mode != profile.ModeAppServer && p.Mode != profile.ModeExec:
+		return fmt.Errorf("mode %q: use %q (the default) or %q", p.Mode, profile.ModeAppServer, profile.ModeExec)
+	case p.Mode == profile.ModeAppServer && p.Gating == profile.GatingAdvisory:
+		return fmt.Errorf("mode %q always gates; leave gating out, or use mode %q for advisory gating", profile.ModeAppServer, profile.ModeExec)
+	case p.Sandbox != "" && p.Sandbox != profile.SandboxReadOnly && p.Sandbox != profile.SandboxWorkspaceWrite:
+		return fmt.Errorf("sandbox %q: use %q or %q; AgentHub never runs Codex without its sandbox",
+			p.Sandbox, profile.SandboxReadOnly, profile.SandboxWorkspaceWrite)
+	}
+	u, err := url.Parse(p.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("base_url %q: use an http or https URL", p.BaseURL)
+	}
+	return nil
+}
