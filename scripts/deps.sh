@@ -133,10 +133,25 @@ install_gemini() {
     { echo "the installed Gemini CLI does not run" >&2; exit 1; }
 }
 
+# install_acp_client puts the official ACP client that tests/protocols/acp
+# drives `agenthub acp` with into that folder's node_modules, exactly as its
+# committed lock pins it (npm ci). Idempotent; about 3 MB.
+install_acp_client() {
+  local dir="$root/tests/protocols/acp"
+  local want
+  want=$(sed -n 's/.*"@agentclientprotocol\/sdk": "\(.*\)".*/\1/p' "$dir/package.json")
+  if grep -q "\"version\": \"$want\"" "$dir/node_modules/@agentclientprotocol/sdk/package.json" 2>/dev/null; then
+    return 0
+  fi
+  echo "Installing the ACP client $want for tests/protocols/acp"
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+}
+
 if [ "$mode" = test ]; then
   install_agent_clis
   install_codex
   install_gemini
+  install_acp_client
 fi
 
 # A Secret Service for the keychain test (backend/keychain): gnome-keyring

@@ -91,6 +91,7 @@ func commands() map[string]command {
 		"worktree":  {"list, merge, keep, discard or push the worktrees of worktree runs", runWorktree},
 		"search":    {"search every run: search \"query\" [--workspace W] [--status S] [--json]", runSearch},
 		"engine":    {"run the data directory's engine: engine [start|stop|status]", runEngine},
+		"acp":       {"be an ACP agent on stdin/stdout for editors (Zed …): acp [--profile NAME | --playbook FILE]", runACP},
 	}
 }
 

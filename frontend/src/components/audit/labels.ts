@@ -33,6 +33,7 @@ const SURFACE: Record<string, Msg> = {
   browser: m.surface_browser,
   cli: m.surface_cli,
   engine: m.surface_engine,
+  acp: m.surface_acp,
 };
 
 export function surfaceLabel(surface: string): string {

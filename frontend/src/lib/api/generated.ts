@@ -391,13 +391,15 @@ export type Surface =
   | 'window'
   | 'browser'
   | 'cli'
-  | 'engine';
+  | 'engine'
+  | 'acp';
 
 export const SURFACES: readonly Surface[] = [
   'window',
   'browser',
   'cli',
   'engine',
+  'acp',
 ];
 
 /** The values of Surface by their Go names. */
@@ -406,6 +408,8 @@ export const Surfaces = {
   Browser: 'browser',
   CLI: 'cli',
   Engine: 'engine',
+  /** SurfaceACP is an editor speaking the Agent Client Protocol to `agenthub acp`: its decisions and runs are audited under this surface. */
+  ACP: 'acp',
 } as const;
 
 /** RunState → its coarse status (backend.RunState.Coarse, LC7). */

@@ -1,0 +1,148 @@
+// Drives `agenthub acp` with the official ACP TypeScript client
+// (@agentclientprotocol/sdk's ClientSideConnection, which validates every
+// message the agent sends against the protocol's schema before it reaches
+// a handler here). Run by acp_test.go, which checks the files on disk and
+// the audit trail afterwards; this script checks what the editor sees and
+// prints a JSON summary on its last line of stdout.
+//
+// Environment: AGENTHUB_BIN, AGENTHUB_HOME, ACP_WORKSPACE (allowlisted),
+// ACP_OUTSIDE (a directory that is not), ACP_PLAYBOOK.
+//
+// The conversation:
+//  1. session/new on ACP_OUTSIDE is refused with workspace_outside_allowlist
+//     and the next step;
+//  2. a prompt whose run asks four times: create notes.txt (allowed once),
+//     create rejected.txt (rejected), edit story.txt in two hunks (only
+//     hunk 1 allowed) and run `echo hello` (allowed once); it ends end_turn;
+//  3. a second prompt in the same session, cancelled at its first
+//     permission request; it ends cancelled.
+import { spawn } from "node:child_process";
+import { Readable, Writable } from "node:stream";
+import * as acp from "@agentclientprotocol/sdk";
+
+const env = (k) => {
+  const v = process.env[k];
+  if (!v) throw new Error(`${k} is not set`);
+  return v;
+};
+const bin = env("AGENTHUB_BIN");
+const workspace = env("ACP_WORKSPACE");
+const outside = env("ACP_OUTSIDE");
+const playbook = env("ACP_PLAYBOOK");
+
+// Anything the SDK reports (a message that failed its validation is
+// logged and dropped) fails the run.
+const sdkErrors = [];
+const origError = console.error;
+console.error = (...args) => {
+  sdkErrors.push(args.map(String).join(" "));
+  origError(...args);
+};
+
+function fail(msg) {
+  throw new Error(msg);
+}
+
+const child = spawn(bin, ["acp", "--playbook", playbook], {
+  stdio: ["pipe", "pipe", "inherit"],
+  env: process.env,
+});
+const exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+
+const updates = []; // every session/update, in order
+const permissions = []; // every session/request_permission with the chosen option
+let phase = "decide"; // "decide" answers per title; "cancel" cancels the prompt
+let conn;
+
+const choose = (req) => {
+  const title = req.toolCall.title ?? "";
+  const ids = req.options.map((o) => o.optionId);
+  if (title.startsWith("Create notes.txt")) return "allow_once";
+  if (title.startsWith("Create rejected.txt")) return "reject";
+  if (title.startsWith("Edit story.txt")) {
+    for (const id of ["hunks:1", "hunks:2"]) {
+      if (!ids.includes(id)) fail(`the story.txt patch offers no ${id}: ${ids.join(", ")}`);
+    }
+    return "hunks:1";
+  }
+  if (title.startsWith("Run: echo hello")) return "allow_once";
+  fail(`unexpected permission request: ${title}`);
+};
+
+class TestClient {
+  async requestPermission(req) {
+    const entry = {
+      phase,
+      title: req.toolCall.title,
+      kind: req.toolCall.kind,
+      toolCallId: req.toolCall.toolCallId,
+      options: req.options.map((o) => ({ id: o.optionId, kind: o.kind, name: o.name })),
+      content: req.toolCall.content ?? [],
+    };
+    permissions.push(entry);
+    if (phase === "cancel") {
+      // What an editor does when the user presses stop while a dialog is
+      // open: cancel the turn, and answer the open request "cancelled".
+      await conn.cancel({ sessionId: req.sessionId });
+      entry.chosen = "cancelled";
+      return { outcome: { outcome: "cancelled" } };
+    }
+    entry.chosen = choose(req);
+    return { outcome: { outcome: "selected", optionId: entry.chosen } };
+  }
+  async sessionUpdate(n) {
+    updates.push({ phase, ...n.update });
+  }
+  async writeTextFile() {
+    fail("agenthub acp must not write through the editor");
+  }
+  async readTextFile() {
+    fail("agenthub acp must not read through the editor");
+  }
+}
+
+conn = new acp.ClientSideConnection(
+  () => new TestClient(),
+  acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout)),
+);
+
+const summary = {};
+try {
+  const init = await conn.initialize({
+    protocolVersion: acp.PROTOCOL_VERSION,
+    clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+    clientInfo: { name: "agenthub-acp-test", version: "1" },
+  });
+  summary.agentInfo = init.agentInfo;
+  summary.protocolVersion = init.protocolVersion;
+
+  // 1. Not an allowlisted workspace: a clear error, code and next step.
+  try {
+    await conn.newSession({ cwd: outside, mcpServers: [] });
+    fail("session/new on a directory outside the allowlist succeeded");
+  } catch (err) {
+    if (!(err instanceof acp.RequestError) && err?.code === undefined) throw err;
+    summary.outsideError = { code: err.code, message: err.message, data: err.data };
+  }
+
+  const { sessionId } = await conn.newSession({ cwd: workspace, mcpServers: [] });
+  summary.sessionId = sessionId;
+
+  // 2. Approve, reject, approve part, approve.
+  phase = "decide";
+  const first = await conn.prompt({ sessionId, prompt: [{ type: "text", text: "write the notes" }] });
+  summary.first = { stopReason: first.stopReason, meta: first._meta };
+
+  // 3. Cancel at the first question.
+  phase = "cancel";
+  const second = await conn.prompt({ sessionId, prompt: [{ type: "text", text: "write them again" }] });
+  summary.second = { stopReason: second.stopReason, meta: second._meta };
+} finally {
+  child.stdin.end();
+}
+const { code, signal } = await exited;
+summary.exit = { code, signal };
+summary.permissions = permissions;
+summary.updates = updates;
+summary.sdkErrors = sdkErrors;
+process.stdout.write(JSON.stringify(summary) + "\n");
