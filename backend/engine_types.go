@@ -106,6 +106,9 @@ type ToolEnv struct {
 	// Intents, when set, records every change to workspace files before it
 	// is made (intent before effect, backend/intent.go).
 	Intents IntentJournal
+	// Artifacts, when set, stores an artifact of the run and announces it
+	// (backend/artifact.go); nil where a surface keeps none.
+	Artifacts ArtifactSink
 }
 
 // Stopper is an external resource a cancel must end: Stop signals, waits at

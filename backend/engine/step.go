@@ -287,7 +287,8 @@ func (rc *runCtl) env() backend.ToolEnv {
 		},
 		Emit: func(typ backend.EventType, payload any) {
 			rc.commitLog(func(tx *store.Tx) error { _, err := tx.Append(rc.rec.ID, typ, payload); return err })
-		}}
+		},
+		Artifacts: rc.artifact}
 }
 
 // execute runs one call (Running → result), inside Applying when it is a

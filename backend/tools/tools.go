@@ -63,6 +63,8 @@ func New(cfg Config) map[string]backend.Tool {
 		Delegate:   delegate{},
 		Search:     search{},
 		FetchURL:   fetchURL{},
+
+		PublishArtifact: publishArtifact{}, // artifact.go
 	}
 }
 
