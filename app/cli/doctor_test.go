@@ -11,9 +11,12 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/google/go-cmp/cmp"
+
 	"agenthub/app/api"
 	"agenthub/backend/llm/local"
 	"agenthub/backend/llm/local/localtest"
+	"agenthub/backend/runtime"
 )
 
 // TestDoctorFindsCLIsAndModelServers puts fake agent CLIs on the PATH and a
@@ -65,20 +68,23 @@ func TestDoctorFindsCLIsAndModelServers(t *testing.T) {
 	}
 }
 
-// TestDoctorInstallHintsArePinned: every install hint names the exact
-// version its adapter was tested with (agent-clis.md: pin versions).
+// TestDoctorInstallHintsArePinned: every install hint doctor shows, one
+// per registered runtime with a binary, names the exact version its
+// adapter was tested with (agent-clis.md: pin versions).
 func TestDoctorInstallHintsArePinned(t *testing.T) {
 	want := map[string]string{
-		"claude": "npm install -g @anthropic-ai/claude-code@2.1.330",
-		"gemini": "npm install -g @google/gemini-cli@0.61.0",
-		"codex":  "npm install -g @openai/codex@0.169.0",
+		"claude":   "npm install -g @anthropic-ai/claude-code@2.1.330",
+		"gemini":   "npm install -g @google/gemini-cli@0.61.0",
+		"codex":    "npm install -g @openai/codex@0.169.0",
+		"opencode": "npm install -g opencode-ai@1.18.33",
 	}
-	for _, c := range agentCLIs {
-		if c.install != want[c.name] {
-			t.Errorf("%s: install hint %q, want %q", c.name, c.install, want[c.name])
+	got := map[string]string{}
+	for _, a := range runtime.All() {
+		if b := a.Binary(); b != nil {
+			got[b.Program] = b.Install
 		}
 	}
-	if len(agentCLIs) != len(want) {
-		t.Errorf("doctor looks for %d CLIs, want %d", len(agentCLIs), len(want))
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("install hints (-want +got):\n%s", d)
 	}
 }

@@ -10,7 +10,12 @@ import (
 )
 
 // InstallHint is the install step doctor shows when the CLI is missing.
-const InstallHint = "npm install -g opencode-ai"
+const InstallHint = "npm install -g opencode-ai@" + TestedVersion
+
+// TestedVersion is the release the install hint pins. The adapter is the
+// ACP adapter with another name; its tests drive a scripted ACP agent, not
+// this release.
+const TestedVersion = "1.18.33"
 
 func init() {
 	runtime.Register(acp.Adapter{Runtime: "opencode", DefaultCommand: []string{"opencode", "acp"},
