@@ -31,6 +31,19 @@ type IntentJournal interface {
 	Abandon(id, verdict string, cause error)
 }
 
+// IntentCommit is the Op of a git commit's intent: Files[0] is "HEAD" with
+// the base commit as Before, the others the committed paths with their
+// blob hashes as After ("" for a deleted path). Recovery asks the
+// repository whether the commit landed (workspace/git.Landed).
+const IntentCommit = "commit"
+
+// IntentCloser is a journal that records an effect's success itself, for
+// effects no patch.applied event closes (a commit). A journal without it
+// leaves the intent open, and the next start reconciles it.
+type IntentCloser interface {
+	Applied(id, outcome string) error
+}
+
 // EvWorkspaceConflict records an effect whose files, found after a crash,
 // hold neither what they held before nor what the effect wrote (or disagree
 // with each other). Nothing is changed: the user resolves it. Payload

@@ -8,6 +8,7 @@ import (
 	"agenthub/backend"
 	"agenthub/backend/store"
 	"agenthub/workspace"
+	"agenthub/workspace/git"
 )
 
 // This file is intent before effect (docs/RELIABILITY.md): a tool's change
@@ -32,6 +33,15 @@ func (j callJournal) Intend(in backend.Intent) error {
 		return fmt.Errorf("record intent %s: %w", in.ID, err)
 	}
 	return nil
+}
+
+// Applied closes the intent of an effect that succeeded and that no
+// patch.applied event closes (a commit, backend.IntentCloser).
+func (j callJournal) Applied(id, outcome string) error {
+	return j.rc.commit(func(tx *store.Tx) error {
+		_, err := tx.CloseIntent(id, store.IntentApplied, outcome)
+		return err
+	})
 }
 
 // Abandon closes the intent of an effect that failed after its intent was
@@ -127,12 +137,45 @@ func (e *Engine) reconcileOne(in store.Intent) (workspace.Verdict, []workspace.F
 	if err != nil {
 		return unknown(err)
 	}
+	if in.Op == backend.IntentCommit {
+		return reconcileCommit(root, in)
+	}
 	w, err := workspace.Open(root)
 	if err != nil {
 		return unknown(err)
 	}
 	defer w.Close()
 	return workspace.Reconcile(w, win)
+}
+
+// reconcileCommit asks the repository whether a commit a dead process
+// intended was made (git.Landed): HEAD still its base is not applied, HEAD
+// the commit on that base with exactly its blobs is applied, anything else a
+// conflict. The states name HEAD: what it was, what was found.
+func reconcileCommit(root string, in store.Intent) (workspace.Verdict, []workspace.FileState, error) {
+	if len(in.Files) == 0 || in.Files[0].Path != "HEAD" {
+		return workspace.VerdictConflict, nil, fmt.Errorf("commit intent %s names no HEAD", in.ID)
+	}
+	base := in.Files[0].Before
+	blobs := map[string]string{}
+	for _, f := range in.Files[1:] {
+		blobs[f.Path] = f.After
+	}
+	head := workspace.FileState{IntentFile: workspace.IntentFile(in.Files[0])}
+	r, err := git.Open(root)
+	if err != nil {
+		head.Found = "unreadable: " + err.Error()
+		return workspace.VerdictConflict, []workspace.FileState{head}, err
+	}
+	l, err := r.Landed(base, blobs)
+	head.Found = l.Head
+	if err != nil {
+		return workspace.VerdictConflict, []workspace.FileState{head}, err
+	}
+	if l.State == git.LandedYes {
+		head.After = l.Head // the commit's hash is known only now
+	}
+	return workspace.Verdict(l.State), []workspace.FileState{head}, nil
 }
 
 // recordVerdict closes a recovered intent. On a run still open it appends
@@ -144,6 +187,13 @@ func recordVerdict(tx *store.Tx, in store.Intent, v workspace.Verdict, states []
 		return err
 	}
 	files := conflictFiles(states)
+	if in.Op == backend.IntentCommit && v != workspace.VerdictConflict {
+		// No patch event: a commit's record is the audit entry (and the
+		// interrupted call's result, intentOutcomes).
+		kind := map[workspace.Verdict]string{workspace.VerdictApplied: "commit.applied",
+			workspace.VerdictNotApplied: "commit.not_applied"}[v]
+		return auditIntent(tx, in, kind, map[string]any{"intentId": in.ID, "head": files, "recovered": true})
+	}
 	switch v {
 	case workspace.VerdictApplied:
 		payload := map[string]any{"tool": in.Op, "checkpointId": in.ID, "files": files, "recovered": true,
@@ -169,6 +219,11 @@ func conflictTx(tx *store.Tx, in store.Intent, states []workspace.FileState, end
 			"before nor what the change wrote (or only some of them changed); nothing was touched",
 		Next: "Review the files. To go back to the content before the change, undo checkpoint " + in.ID +
 			" if it still applies; otherwise edit the files by hand. The conflict is listed by `agenthub runs show`."}
+	if in.Op == backend.IntentCommit {
+		p.Message = "AgentHub stopped while making a commit, and HEAD now points neither to the commit it " +
+			"started from nor to the commit it was making; nothing was touched"
+		p.Next = "Review the branch with `git log`: the commit that moved HEAD is not the approved one."
+	}
 	if p.Files == nil {
 		for _, f := range in.Files {
 			p.Files = append(p.Files, backend.ConflictFile{IntentFile: backend.IntentFile(f), Found: "unknown"})
@@ -228,6 +283,18 @@ func (e *Engine) intentOutcomes(ctx context.Context, runID string) (map[string]s
 			paths = append(paths, f.Path)
 		}
 		what := strings.Join(paths, ", ")
+		if in.Op == backend.IntentCommit {
+			switch in.State {
+			case store.IntentApplied:
+				out[in.ToolCallID] += "; the commit was made (" + in.Outcome + ")"
+			case store.IntentNotApplied:
+				out[in.ToolCallID] += "; nothing was committed"
+			case store.IntentConflict:
+				out[in.ToolCallID] += "; HEAD moved to neither the base nor the intended commit (" +
+					backend.CodeWorkspaceConflict + ")"
+			}
+			continue
+		}
 		switch in.State {
 		case store.IntentApplied:
 			out[in.ToolCallID] += fmt.Sprintf("; its change to %s was applied (checkpoint %s)", what, in.ID)

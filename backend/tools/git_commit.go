@@ -2,10 +2,13 @@ package tools
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -125,10 +128,27 @@ func (gitCommit) Execute(_ context.Context, env backend.ToolEnv, in backend.Tool
 		return failure(env, "%s: %v", GitCommit, err), nil
 	}
 	paths := p.paths()
+	intent, err := p.intend(env)
+	if err != nil {
+		return failure(env, "%s: nothing was committed: %v", GitCommit, err), nil
+	}
 	hash, err := r.Commit(git.CommitRequest{Message: p.Message, Paths: paths, Base: p.Base, Blobs: p.blobs(),
 		When: time.Now()})
 	if err != nil {
+		if intent != "" {
+			verdict := git.LandedOther
+			if l, lerr := r.Landed(p.Base, p.intentBlobs()); lerr == nil {
+				verdict = l.State
+			}
+			env.Intents.Abandon(intent, verdict, err)
+		}
 		return failure(env, "%s: nothing was committed: %v", GitCommit, err), nil
+	}
+	if closer, ok := env.Intents.(backend.IntentCloser); ok && intent != "" {
+		if err := closer.Applied(intent, "committed "+hash); err != nil {
+			// The commit is made; recovery closes the intent from the repository.
+			slog.Warn("git_commit: close the intent", "intent_id", intent, "err", err)
+		}
 	}
 	out := fmt.Sprintf("%s: committed %s on %s: %s", GitCommit, short(hash), orDetached(p.Branch),
 		strings.Join(paths, ", "))
@@ -136,6 +156,39 @@ func (gitCommit) Execute(_ context.Context, env backend.ToolEnv, in backend.Tool
 		out += fmt.Sprintf("\nleft out %s: %s", x.Path, x.Reason)
 	}
 	return success(env, out), nil
+}
+
+// intend records the commit as an intent of the call before it is made
+// (intent before effect, docs/RELIABILITY.md): the base HEAD and the blob
+// of every path, so that recovery can tell from the repository whether a
+// commit a crash cut was made. It returns the intent's id ("" without a
+// journal); an intent that cannot be recorded stops the commit.
+func (p commitPlan) intend(env backend.ToolEnv) (string, error) {
+	if env.Intents == nil {
+		return "", nil
+	}
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("intent id: %w", err)
+	}
+	in := backend.Intent{ID: "commit_" + hex.EncodeToString(b[:]), Op: backend.IntentCommit,
+		Files: []backend.IntentFile{{Path: "HEAD", Before: p.Base}}}
+	for _, f := range p.Files {
+		in.Files = append(in.Files, backend.IntentFile{Path: f.Path, After: f.Blob})
+	}
+	if err := env.Intents.Intend(in); err != nil {
+		return "", fmt.Errorf("record the intent: %w", err)
+	}
+	return in.ID, nil
+}
+
+// intentBlobs are the blobs a landed commit holds, by path ("" deleted).
+func (p commitPlan) intentBlobs() map[string]string {
+	out := map[string]string{}
+	for _, f := range p.Files {
+		out[f.Path] = f.Blob
+	}
+	return out
 }
 
 // planCommit resolves the paths against the status now; its error is
