@@ -6,6 +6,7 @@ import (
 
 	"agenthub/backend"
 	"agenthub/backend/patch"
+	"agenthub/diffview"
 )
 
 // ValidateHunks checks a per-hunk selection against the patch approval a
@@ -51,6 +52,21 @@ func ValidateHunks(a backend.ApprovalRequest, refs []backend.HunkRef) error {
 				Message: fmt.Sprintf("the selection names hunk %d of %s twice", h.Index, pv.Path), Next: next}
 		}
 		seen[h.Index] = true
+		if h.Lines != nil && len(h.Lines) == 0 {
+			return &backend.Error{Code: backend.CodeInvalidInput,
+				Message: fmt.Sprintf("the selection of hunk %d of %s names no line", h.Index, pv.Path),
+				Next:    "Leave the hunk out of the selection, or omit its lines to approve it whole."}
+		}
+	}
+	// Lines are checked by the code that applies them, on the diff the
+	// reviewer saw: a line outside its hunk, named twice, unchanged context
+	// or one that would be joined to a line without newline is refused
+	// here, before the approval is consumed.
+	if _, err := diffview.SelectLines(pv.Diff, patch.LineRefs(pv.Path, refs)); err != nil {
+		return &backend.Error{Code: backend.CodeInvalidInput,
+			Message: fmt.Sprintf("the selection of lines of %s cannot be applied: %v", pv.Path, err),
+			Next: "Choose added (+) or removed (-) lines of the hunk by their index in the hunk, each once: " +
+				"agenthub approvals show " + a.ID + " numbers them."}
 	}
 	return nil
 }

@@ -74,7 +74,7 @@ func runDecide(approve bool) func(ctx context.Context, e *Env, args []string) er
 		scope := fl.String("scope", "once", "approve: once | run (the same action for the rest of this run) | workspace (add a rule to the workspace policy)")
 		asJSON := fl.Bool("json", false, "print the run's following events as NDJSON")
 		onApproval := fl.String("on-approval", "", "what to do if the run asks again (as for run)")
-		hunks := fl.String("hunks", "", "approve: only these hunks of a patch, numbered as approvals show prints them (e.g. 1,3 or 2-4); the agent is told which were rejected")
+		hunks := fl.String("hunks", "", "approve: only these hunks of a patch, or lines of a hunk, numbered as approvals show prints them (e.g. 1,3 or 2-4; 1:3-5 is lines 3 to 5 of hunk 1); the agent is told exactly what was left out")
 		id, err := parseInterleaved(fl, args)
 		if err != nil {
 			return err
@@ -173,6 +173,13 @@ func hunkNote(refs []backend.HunkRef) string {
 	nums := make([]string, len(refs))
 	for i, r := range refs {
 		nums[i] = strconv.Itoa(r.Index + 1)
+		if len(r.Lines) > 0 {
+			lines := make([]string, len(r.Lines))
+			for j, l := range r.Lines {
+				lines[j] = strconv.Itoa(l + 1)
+			}
+			nums[i] += " (lines " + strings.Join(lines, ", ") + ")"
+		}
 	}
 	return " of hunk(s) " + strings.Join(nums, ", ")
 }

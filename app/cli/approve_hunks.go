@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -25,8 +26,10 @@ func patchOf(a backend.ApprovalRequest) (patch.Preview, bool) {
 
 // selectHunks turns `--hunks 1,3` (numbers as `approvals show` prints them,
 // from 1; "2-4" is a range) into the API's selection of a.'s patch, whose
-// indexes count from 0. Every mistake is an invalid_input error naming the
-// next step, and nothing is decided.
+// indexes count from 0. `H:L` or `H:L-M` chooses lines of hunk H instead of
+// all of it, numbered as `approvals show` prints them within the hunk;
+// `1:2-3,1:7` adds up to lines 2, 3 and 7 of hunk 1. Every mistake is an
+// invalid_input error naming the next step, and nothing is decided.
 func selectHunks(a backend.ApprovalRequest, spec string) ([]backend.HunkRef, error) {
 	show := "See its hunks, numbered, with: agenthub approvals show " + a.ID
 	pv, ok := patchOf(a)
@@ -42,19 +45,35 @@ func selectHunks(a backend.ApprovalRequest, spec string) ([]backend.HunkRef, err
 				"created or deleted empty)", pv.Path),
 			Next: "Approve or reject it whole: agenthub approve " + a.ID + " (or agenthub reject " + a.ID + ")"}
 	}
-	nums, err := parseHunkList(spec)
+	picks, err := parseHunkList(spec)
 	if err != nil {
 		return nil, &backend.Error{Code: backend.CodeInvalidInput, Message: "--hunks " + strconv.Quote(spec) + ": " + err.Error(),
-			Next: "Give hunk numbers separated by commas, e.g. --hunks 1,3 or --hunks 2-4. " + show}
+			Next: "Give hunk numbers separated by commas, e.g. --hunks 1,3 or --hunks 2-4, or lines of a hunk as " +
+				"--hunks 1:3-5. " + show}
 	}
-	refs := make([]backend.HunkRef, 0, len(nums))
-	for _, n := range nums {
-		if n > total {
+	refs := make([]backend.HunkRef, 0, len(picks))
+	for _, p := range picks {
+		if p.hunk > total {
 			return nil, &backend.Error{Code: backend.CodeInvalidInput,
-				Message: fmt.Sprintf("--hunks: there is no hunk %d: the patch to %s has %d hunks (1 to %d)", n, pv.Path, total, total),
+				Message: fmt.Sprintf("--hunks: there is no hunk %d: the patch to %s has %d hunks (1 to %d)", p.hunk, pv.Path, total, total),
 				Next:    show}
 		}
-		refs = append(refs, backend.HunkRef{Path: pv.Path, Index: n - 1})
+		ref := backend.HunkRef{Path: pv.Path, Index: p.hunk - 1}
+		h := pv.Diff.Hunks[p.hunk-1]
+		for _, n := range p.lines {
+			switch {
+			case n > len(h.Lines):
+				return nil, &backend.Error{Code: backend.CodeInvalidInput,
+					Message: fmt.Sprintf("--hunks: hunk %d has %d lines (1 to %d), not %d", p.hunk, len(h.Lines), len(h.Lines), n),
+					Next:    show}
+			case h.Lines[n-1].Op == diffview.OpContext:
+				return nil, &backend.Error{Code: backend.CodeInvalidInput,
+					Message: fmt.Sprintf("--hunks: line %d of hunk %d is unchanged context, not a change to choose", n, p.hunk),
+					Next:    "Choose lines marked + or -. " + show}
+			}
+			ref.Lines = append(ref.Lines, n-1)
+		}
+		refs = append(refs, ref)
 	}
 	// The decide endpoint's own validator has the last word, so the CLI
 	// and the API accept exactly the same selections.
@@ -64,24 +83,61 @@ func selectHunks(a backend.ApprovalRequest, spec string) ([]backend.HunkRef, err
 	return refs, nil
 }
 
-// parseHunkList reads "1,3" or "1-2,4": numbers from 1, each at most once.
-func parseHunkList(spec string) ([]int, error) {
+// hunkPick is one hunk of --hunks: whole (no lines) or some of its lines,
+// numbers from 1.
+type hunkPick struct {
+	hunk  int
+	lines []int
+}
+
+// parseHunkList reads "1,3", "1-2,4" or "1:3-5,1:8,2": hunks and lines
+// numbered from 1, each at most once, a hunk either whole or by lines.
+func parseHunkList(spec string) ([]hunkPick, error) {
 	if strings.TrimSpace(spec) == "" {
 		return nil, fmt.Errorf("no hunk numbers (to approve none, reject the approval instead)")
 	}
-	var out []int
-	seen := map[int]bool{}
+	var out []hunkPick
+	at := map[int]int{} // hunk -> its index in out
 	for _, part := range strings.Split(spec, ",") {
-		lo, hi, err := hunkRange(strings.TrimSpace(part))
+		hunkPart, linePart, byLines := strings.Cut(strings.TrimSpace(part), ":")
+		if byLines {
+			h, err := hunkNumber(hunkPart)
+			if err != nil {
+				return nil, err
+			}
+			lo, hi, err := hunkRange(linePart)
+			if err != nil {
+				return nil, fmt.Errorf("lines of hunk %d: %w", h, err)
+			}
+			i, seen := at[h]
+			if seen && out[i].lines == nil {
+				return nil, fmt.Errorf("hunk %d is given whole and by lines", h)
+			}
+			if !seen {
+				at[h], i = len(out), len(out)
+				out = append(out, hunkPick{hunk: h, lines: []int{}})
+			}
+			for n := lo; n <= hi; n++ {
+				if slices.Contains(out[i].lines, n) {
+					return nil, fmt.Errorf("line %d of hunk %d is given twice", n, h)
+				}
+				out[i].lines = append(out[i].lines, n)
+			}
+			continue
+		}
+		lo, hi, err := hunkRange(hunkPart)
 		if err != nil {
 			return nil, err
 		}
 		for n := lo; n <= hi; n++ {
-			if seen[n] {
+			if i, seen := at[n]; seen {
+				if out[i].lines != nil {
+					return nil, fmt.Errorf("hunk %d is given whole and by lines", n)
+				}
 				return nil, fmt.Errorf("hunk %d is given twice", n)
 			}
-			seen[n] = true
-			out = append(out, n)
+			at[n] = len(out)
+			out = append(out, hunkPick{hunk: n})
 		}
 	}
 	return out, nil
@@ -134,15 +190,38 @@ func printApproval(w io.Writer, a backend.ApprovalRequest) {
 	if total > 1 {
 		fmt.Fprintf(w, ",%d", total)
 	}
-	fmt.Fprintln(w)
+	fmt.Fprintf(w, "\nor some lines of a hunk (+ and - lines, numbered as above) with: agenthub approve %s --hunks 1:%s\n",
+		a.ID, exampleLines(pv.Diff.Hunks[0]))
 }
 
 func writeHunkLines(w io.Writer, h diffview.Hunk) {
 	mark := map[diffview.Op]string{diffview.OpContext: " ", diffview.OpDelete: "-", diffview.OpAdd: "+"}
-	for _, l := range h.Lines {
-		fmt.Fprintf(w, "%s%s\n", mark[l.Op], l.Text)
+	// Rows are numbered as --hunks H:L chooses them.
+	for i, l := range h.Lines {
+		fmt.Fprintf(w, "%4d %s%s\n", i+1, mark[l.Op], l.Text)
 		if l.EOL == diffview.EOLNone {
 			fmt.Fprintln(w, `\ No newline at end of file`)
 		}
 	}
+}
+
+// exampleLines names the changed lines of a hunk for the hint, e.g. "2-3".
+func exampleLines(h diffview.Hunk) string {
+	first, last := 0, 0
+	for i, l := range h.Lines {
+		if l.Op == diffview.OpContext {
+			if first > 0 {
+				break
+			}
+			continue
+		}
+		if first == 0 {
+			first = i + 1
+		}
+		last = i + 1
+	}
+	if first == last {
+		return strconv.Itoa(first)
+	}
+	return fmt.Sprintf("%d-%d", first, last)
 }

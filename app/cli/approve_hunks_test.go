@@ -98,8 +98,8 @@ func TestApproveOneOfTwoHunks(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("approvals show: exit %d\n%s\n%s", code, out, errOut)
 	}
-	for _, want := range []string{"modify notes.txt: 2 hunk(s)", "hunk 1 of 2  @@ -1,5 +1,5 @@", "-line 2\n+line 2, edited by the agent",
-		"hunk 2 of 2  @@ -16,5 +16,5 @@", "-line 19\n+line 19, edited by the agent", "agenthub approve " + a.ID + " --hunks 1,2"} {
+	for _, want := range []string{"modify notes.txt: 2 hunk(s)", "hunk 1 of 2  @@ -1,5 +1,5 @@", "   2 -line 2\n   3 +line 2, edited by the agent",
+		"hunk 2 of 2  @@ -16,5 +16,5 @@", "   4 -line 19\n   5 +line 19, edited by the agent", "agenthub approve " + a.ID + " --hunks 1,2"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("approvals show lacks %q:\n%s", want, out)
 		}
@@ -220,4 +220,87 @@ func eventTypesOf(evs []backend.Event) []backend.EventType {
 		out[i] = ev.Type
 	}
 	return out
+}
+
+// everyThirdPlaybook rewrites lines 3, 6, 9 and 12 of notes.txt: one hunk,
+// which only a selection of lines can split. The next step checks that the
+// agent was told exactly which lines were left out.
+func everyThirdPlaybook(t *testing.T) string {
+	t.Helper()
+	content, _ := json.Marshal(twentyLines(map[int]string{3: "line 3, edited", 6: "line 6, edited", 9: "line 9, edited",
+		12: "line 12, edited"}))
+	text := `version = 1
+name = "every third line"
+
+[[step]]
+say = "Editing every third line of notes.txt."
+[[step.call]]
+tool = "write_file"
+args = { path = "notes.txt", content = ` + string(content) + ` }
+
+[[step]]
+expect = ['old line 3 "line 3" was kept', '"line 3, edited" was not added', '"line 12, edited" was not added', 'only line 6']
+say = "The reviewer kept one of my four edits."
+`
+	p := filepath.Join(t.TempDir(), "every-third.toml")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestApproveLinesOfOneHunk: `approvals show` numbers the lines of the one
+// hunk; `approve --hunks 1:7-8` (the removal and the addition of line 6)
+// writes exactly that rewrite; the agent is told each line left out; bad
+// line choices are refused and decide nothing.
+func TestApproveLinesOfOneHunk(t *testing.T) {
+	env, dir := newGitWorkspace(t)
+	original := twentyLines(nil)
+	commitFile(t, dir, "notes.txt", original)
+	a := startPending(t, env, dir, everyThirdPlaybook(t))
+
+	code, out, errOut := runCLI(t, env, "approvals", "show", a.ID)
+	if code != 0 {
+		t.Fatalf("approvals show: exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"1 hunk(s)", "   7 -line 6\n   8 +line 6, edited", "--hunks 1:3-4"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("approvals show lacks %q:\n%s", want, out)
+		}
+	}
+	for _, bad := range []struct{ spec, want string }{
+		{"1:1", "line 1 of hunk 1 is unchanged context"},
+		{"1:99", "hunk 1 has 19 lines"},
+		{"1:7,1:7", "line 7 of hunk 1 is given twice"},
+		{"1,1:7", "hunk 1 is given whole and by lines"},
+		{"1:8-7", "runs backwards"},
+		{"2:1", "there is no hunk 2"},
+	} {
+		code, out, errOut := runCLI(t, env, "approve", a.ID, "--hunks", bad.spec)
+		if code != ExitFailed || !strings.Contains(out+errOut, bad.want) || !strings.Contains(out+errOut, "invalid_input") {
+			t.Fatalf("--hunks %s: exit %d, want invalid_input with %q\n%s%s", bad.spec, code, bad.want, out, errOut)
+		}
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "notes.txt")); string(got) != original {
+		t.Fatalf("a refused selection changed notes.txt:\n%s", got)
+	}
+
+	code, out, errOut = runCLI(t, env, "approve", a.ID, "--hunks", "1:7-8", "--reason", "only line 6", "--json")
+	if code != ExitOK {
+		t.Fatalf("approve --hunks 1:7-8: exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, "notes.txt"))
+	if want := twentyLines(map[int]string{6: "line 6, edited"}); err != nil || string(got) != want {
+		t.Fatalf("notes.txt holds\n%s\nwant only line 6 rewritten (err %v)", got, err)
+	}
+	evs := decodeNDJSON(t, out, firstSequence(t, out))
+	if !hasType(evs, backend.EvRunCompleted) {
+		t.Fatalf("the run did not complete (the agent's expectations failed?): %v", eventTypesOf(evs))
+	}
+	rejected := firstPayloadOf(t, evs, backend.EvPatchRejected)
+	if lines, _ := rejected["lines"].([]any); len(lines) != 1 {
+		t.Fatalf("run.patch.rejected = %v, want the lines left out of the one hunk", rejected)
+	} else if left, _ := lines[0].(map[string]any)["leftOut"].([]any); len(left) != 6 {
+		t.Fatalf("left out %d lines, want 6 (three rewrites)", len(left))
+	}
 }
