@@ -357,7 +357,7 @@ func TestDecisionEntryCarriesReasonAndHunks(t *testing.T) {
 		}
 		return tx.Resolve(StoredDecision{RunID: "run_a1", Decision: backend.Decision{DecisionID: "dec_1",
 			ApprovalID: "apr_1", ToolCallID: "c7", Kind: backend.ApproveOnce, SubjectHash: "h1",
-			Reason: "only the import block", Hunks: []backend.HunkRef{{Path: "a.go", Index: 2}},
+			Reason: "only the import block", Hunks: []backend.HunkRef{{Path: "a.go", Index: 2, Lines: []int{1, 4}}},
 			Actor: "me", Surface: backend.SurfaceCLI}}, "user")
 	})
 	if err != nil {
@@ -379,7 +379,8 @@ func TestDecisionEntryCarriesReasonAndHunks(t *testing.T) {
 	}
 	hunks, _ := got.Data["hunks"].([]any)
 	h0, _ := hunks[0].(map[string]any)
-	if got.Data["reason"] != "only the import block" || len(hunks) != 1 || h0["path"] != "a.go" || h0["index"] != 2.0 {
+	if got.Data["reason"] != "only the import block" || len(hunks) != 1 || h0["path"] != "a.go" || h0["index"] != 2.0 ||
+		fmt.Sprint(h0["lines"]) != "[1 4]" {
 		t.Fatalf("decision entry %+v", got.Data)
 	}
 	seq, _ := got.Data["event"].(float64)

@@ -151,7 +151,11 @@ func (t *Tx) Resolve(d StoredDecision, resolver string) error {
 	if d.Hunks != nil {
 		hunks := make([]any, len(d.Hunks))
 		for i, h := range d.Hunks {
-			hunks[i] = map[string]any{"path": h.Path, "index": h.Index}
+			hunk := map[string]any{"path": h.Path, "index": h.Index}
+			if len(h.Lines) > 0 { // the lines chosen of a hunk approved in part
+				hunk["lines"] = h.Lines
+			}
+			hunks[i] = hunk
 		}
 		data["hunks"] = hunks
 	}
