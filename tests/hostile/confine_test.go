@@ -17,7 +17,8 @@ import (
 // stop it (issue 14: "a deny rule that the parser cannot see through then
 // still cannot reach outside the workspace"). In command, {O} is the
 // outside directory, {N} a per-case name, {TCP}/{UDP} loopback ports the
-// test listens on, {PID} a process the test started.
+// test listens on, {PID} a process the test started, {PY} the system's
+// python3.
 type confineCase struct {
 	name    string
 	command string
@@ -34,8 +35,10 @@ var confineCases = []confineCase{
 	{"write-shared-tmp", "echo PWNED-{N} > /tmp/hostile-{N}.txt"},
 	{"tcp-connect-loopback", "bash -c 'echo PWNED-{N} > /dev/tcp/127.0.0.1/{TCP}'"},
 	{"udp-send-loopback", "bash -c 'echo PWNED-{N} > /dev/udp/127.0.0.1/{UDP}'"},
-	{"unix-socket-outside", `python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect("{O}/sock"); s.send(b"PWNED-{N}")'`},
-	{"abstract-unix-socket", `python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect("\0hostile-{N}"); s.send(b"PWNED-{N}")'`},
+	{"udp-sendto-python", `{PY} -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"PWNED-{N}", ("127.0.0.1", {UDP}))'`},
+	{"tcp-connect-python", `{PY} -c 'import socket; s = socket.create_connection(("127.0.0.1", {TCP})); s.send(b"PWNED-{N}")'`},
+	{"unix-socket-outside", `{PY} -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect("{O}/sock"); s.send(b"PWNED-{N}")'`},
+	{"abstract-unix-socket", `{PY} -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect("\0hostile-{N}"); s.send(b"PWNED-{N}")'`},
 	{"signal-outside-process", "kill -9 {PID}"},
 }
 
@@ -74,7 +77,7 @@ func playConfine(t *testing.T, l *ledger) {
 			n = "abstract-socket-" + nonce
 		}
 		must(t, os.WriteFile(filepath.Join(w.outside, "keep-"+n+".txt"), []byte("keep\n"), 0o644))
-		cmd := strings.NewReplacer("{O}", w.outside, "{N}", n, "{TCP}", port(tcp.Addr()), "{UDP}", port(udp.LocalAddr()),
+		cmd := strings.NewReplacer("{PY}", systemPython(), "{O}", w.outside, "{N}", n, "{TCP}", port(tcp.Addr()), "{UDP}", port(udp.LocalAddr()),
 			"{PID}", fmt.Sprint(victim.Process.Pid)).Replace(c.command)
 		calls = append(calls, call{Tool: "run_shell", Args: map[string]any{"command": cmd, "timeout_seconds": 15}})
 	}
@@ -124,6 +127,18 @@ func playConfine(t *testing.T, l *ledger) {
 		}
 		l.check(t, "confine/"+c.name, len(what) == 0, "an approved command %s", strings.Join(what, "; "))
 	}
+}
+
+// systemPython is a python3 the confined command can run: the system's,
+// not a shim under the home directory (pyenv's reads outside the tools on
+// PATH, and the case would hold only because python never started).
+func systemPython() string {
+	for _, p := range []string{"/usr/bin/python3", "/usr/local/bin/python3"} {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return "python3"
 }
 
 func port(a net.Addr) string {

@@ -85,6 +85,23 @@ var toctouCases = []toctouCase{
 		shellCall("bash ./build.sh"),
 		func(t *testing.T, w *world) { w.write("lib.sh", "touch pwned-lib\n") },
 		pwned("pwned-lib")},
+	{"makefile-recipe-script-edited",
+		func(t *testing.T, w *world) {
+			w.write("Makefile", "all:\n\t@sh ./gen.sh\n")
+			w.write("gen.sh", "echo gen\n")
+		},
+		shellCall("make"),
+		func(t *testing.T, w *world) { w.write("gen.sh", "touch pwned-recipe\n") },
+		pwned("pwned-recipe")},
+	{"nested-library-edited",
+		func(t *testing.T, w *world) {
+			w.write("build.sh", ". ./lib.sh\n")
+			w.write("lib.sh", "source ./deep.sh\n")
+			w.write("deep.sh", "echo deep\n")
+		},
+		shellCall("bash ./build.sh"),
+		func(t *testing.T, w *world) { w.write("deep.sh", "touch pwned-deep\n") },
+		pwned("pwned-deep")},
 	{"script-swapped-for-symlink-out",
 		func(t *testing.T, w *world) { w.write("build.sh", "echo building\n") },
 		shellCall("bash ./build.sh"),
