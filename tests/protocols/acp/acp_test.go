@@ -31,6 +31,7 @@ type summary struct {
 	Exit        struct{ Code *int }
 	Permissions []struct {
 		Phase, Title, Kind, Chosen string
+		ApprovedElsewhere          string
 		Options                    []struct{ ID, Kind string }
 		Content                    []struct {
 			Type             string
@@ -80,7 +81,11 @@ func TestOfficialClientDrivesAgentHub(t *testing.T) {
 	node := requireClient(t, here)
 	root := filepath.Join(here, "..", "..", "..")
 	bin := filepath.Join(t.TempDir(), "agenthub")
-	build := exec.Command("go", "build", "-tags", "sqlite_fts5", "-o", bin, ".")
+	args := []string{"build", "-tags", "sqlite_fts5", "-o", bin}
+	if raceBuild {
+		args = append(args, "-race")
+	}
+	build := exec.Command("go", append(args, ".")...)
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build agenthub: %v\n%s", err, out)
@@ -133,6 +138,15 @@ func TestOfficialClientDrivesAgentHub(t *testing.T) {
 		checkAudit(t, s, cli("audit", "export"))
 		cli("audit", "verify")
 	})
+	t.Run("no data race in the engine", func(t *testing.T) {
+		// The command runs inside the engine; a race build reports there.
+		if log, err := os.ReadFile(filepath.Join(home, "engine.log")); err == nil && bytes.Contains(log, []byte("DATA RACE")) {
+			t.Errorf("engine.log reports a data race:\n%s", log)
+		}
+		if strings.Contains(stderr.String(), "DATA RACE") {
+			t.Errorf("agenthub acp reports a data race:\n%s", stderr.String())
+		}
+	})
 	t.Run("runs are engine runs", func(t *testing.T) {
 		for run, want := range map[string]string{s.First.Meta.Agenthub.RunID: "Completed", s.Second.Meta.Agenthub.RunID: "Cancelled"} {
 			var r struct{ State, SessionID string }
@@ -168,7 +182,7 @@ func checkEditorView(t *testing.T, s summary, ws string) {
 		titles = append(titles, p.Phase+": "+p.Title+" → "+p.Chosen)
 	}
 	want := []string{"decide: Create notes.txt → allow_once", "decide: Create rejected.txt → reject",
-		"decide: Edit story.txt → hunks:1", "decide: Run: echo hello → allow_once"}
+		"decide: Edit story.txt → hunks:1", "decide: Run: echo hello → reject"}
 	if len(titles) != 5 || !slices.Equal(titles[:4], want) || s.Permissions[4].Phase != "cancel" ||
 		s.Permissions[4].Chosen != "cancelled" {
 		t.Fatalf("permission requests:\n%s\nwant %s, then one cancelled", strings.Join(titles, "\n"), strings.Join(want, "\n"))
@@ -189,6 +203,9 @@ func checkEditorView(t *testing.T, s summary, ws string) {
 		t.Errorf("the story.txt request shows diffs %q, want its two hunks", diffs)
 	}
 	shell := s.Permissions[3]
+	if shell.ApprovedElsewhere == "" {
+		t.Errorf("the command was not approved from the CLI while the editor's dialog was open")
+	}
 	if shell.Kind != "execute" || len(shell.Content) == 0 || !strings.Contains(shell.Content[0].Content.Text, "$ echo hello") {
 		t.Errorf("the command request shows kind %s, %+v", shell.Kind, shell.Content)
 	}
@@ -256,14 +273,14 @@ func checkAudit(t *testing.T, s summary, export string) {
 		case e.Kind == "run.created" && e.Surface == "acp":
 			created++
 		case e.Kind == "approval.resolved" && e.RunID == s.First.Meta.Agenthub.RunID:
-			if e.Surface != "acp" || !strings.HasPrefix(e.SubjectHash, "sha256:") {
-				t.Errorf("decision %+v: want surface acp, bound to a subject hash", e)
+			if !strings.HasPrefix(e.SubjectHash, "sha256:") {
+				t.Errorf("decision %+v: not bound to a subject hash", e)
 			}
 			var data decisionData
 			if err := json.Unmarshal(e.Data, &data); err != nil {
 				t.Fatalf("decision data %s: %v", e.Data, err)
 			}
-			d := data.Decision
+			d := e.Surface + " " + data.Decision
 			for _, h := range data.Hunks {
 				d += " " + h.Path + "#" + strconv.Itoa(h.Index+1)
 			}
@@ -281,7 +298,10 @@ func checkAudit(t *testing.T, s summary, export string) {
 			}
 		}
 	}
-	want := []string{"approve_once", "reject_and_tell (rejected in the editor over ACP)", "approve_once story.txt#1", "approve_once"}
+	// The command was approved from the CLI while the editor's dialog was
+	// open: the editor's late rejection is not recorded, nor applied.
+	want := []string{"acp approve_once", "acp reject_and_tell (rejected in the editor over ACP)", "acp approve_once story.txt#1",
+		"cli approve_once"}
 	if !slices.Equal(decisions, want) {
 		t.Errorf("audited decisions %q, want %q", decisions, want)
 	}

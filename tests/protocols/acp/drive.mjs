@@ -13,10 +13,14 @@
 //     and the next step;
 //  2. a prompt whose run asks four times: create notes.txt (allowed once),
 //     create rejected.txt (rejected), edit story.txt in two hunks (only
-//     hunk 1 allowed) and run `echo hello` (allowed once); it ends end_turn;
+//     hunk 1 allowed) and run `echo hello`, which is approved meanwhile
+//     from another surface (`agenthub approve`, as from the window) while
+//     the editor's dialog is open: the editor's late "reject" must change
+//     nothing; it ends end_turn;
 //  3. a second prompt in the same session, cancelled at its first
 //     permission request; it ends cancelled.
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
+import { promisify } from "node:util";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 
@@ -65,9 +69,21 @@ const choose = (req) => {
     }
     return "hunks:1";
   }
-  if (title.startsWith("Run: echo hello")) return "allow_once";
+  if (title.startsWith("Run: echo hello")) return "reject"; // too late: approved elsewhere first
   fail(`unexpected permission request: ${title}`);
 };
+
+// approveElsewhere approves the pending approval titled title through the
+// CLI, another surface of the same engine, and waits until that command
+// has followed the run to its end.
+const run = promisify(execFile);
+async function approveElsewhere(title) {
+  const { stdout } = await run(bin, ["approvals", "list", "--json"], { env: process.env });
+  const pending = JSON.parse(stdout).filter((a) => a.title === title);
+  if (pending.length !== 1) fail(`${pending.length} pending approvals titled ${title}`);
+  await run(bin, ["approve", pending[0].approvalId], { env: process.env });
+  return pending[0].approvalId;
+}
 
 class TestClient {
   async requestPermission(req) {
@@ -88,6 +104,7 @@ class TestClient {
       return { outcome: { outcome: "cancelled" } };
     }
     entry.chosen = choose(req);
+    if (req.toolCall.title === "Run: echo hello") entry.approvedElsewhere = await approveElsewhere(req.toolCall.title);
     return { outcome: { outcome: "selected", optionId: entry.chosen } };
   }
   async sessionUpdate(n) {
