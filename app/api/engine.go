@@ -57,6 +57,10 @@ func (c *Core) openEngine(ctx context.Context, st *store.Store) error {
 		GlobalLimit: c.cfg.MaxRuns,
 		Roots:       c.workspaceRoot,
 		RunRoots:    c.runRoot, // a worktree run works in its worktree (worktrees.go)
+		// run.diff.ready counts lines against the pre-images there, and
+		// says what a worktree run changed on its branch (changeset.go).
+		Checkpoints: filepath.Join(c.cfg.Home, "checkpoints"),
+		BranchDiff:  c.branchDiff,
 		Sink:        c.cfg.Sink,
 		Log:         c.log,
 	})
@@ -111,7 +115,8 @@ func (c *Core) writable() error {
 }
 
 func scriptProfile(m *script.Model) engine.Profile {
-	return engine.Profile{Runtime: "script", Model: m, Stop: engine.DefaultStop, Scripted: true}
+	return engine.Profile{Runtime: "script", Model: m, Stop: engine.DefaultStop, Scripted: true,
+		Executor: engine.Executor(m.Playbook().Executor)}
 }
 
 // workspaceRoot resolves a workspace id to its absolute root for tools.

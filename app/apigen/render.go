@@ -55,6 +55,9 @@ var payloads = []struct {
 	{backend.ApprovalRequest{}, []backend.EventType{backend.EvApprovalRequested}},
 	{backend.GatingAdvisory{}, []backend.EventType{backend.EvGatingAdvisory}},
 	{backend.InferenceAnnotated{}, []backend.EventType{backend.EvInferenceAnnotated}},
+	{backend.PatchProposed{}, []backend.EventType{backend.EvPatchProposed}},
+	{backend.DiffReady{}, []backend.EventType{backend.EvDiffReady}},
+	{backend.ReviewComment{}, nil},
 	{backend.Gap{}, []backend.EventType{backend.EvSystemGap}},
 	{api.GateRow{}, nil},
 }

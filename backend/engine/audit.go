@@ -87,6 +87,7 @@ func lenOf(v any) (int, bool) {
 func (rc *runCtl) envFor(c *callState) backend.ToolEnv {
 	env := rc.env()
 	env.Emit = func(typ backend.EventType, payload any) {
+		payload = withCallID(typ, payload, c.Req.ID) // changeset.go
 		rc.commitLog(func(tx *store.Tx) error {
 			if _, err := tx.Append(rc.rec.ID, typ, payload); err != nil {
 				return err

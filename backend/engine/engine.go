@@ -75,6 +75,13 @@ type Config struct {
 	// It must fail rather than answer the checkout for an isolated run.
 	RunRoots func(runID, workspaceID string) (string, error)
 	Log      *slog.Logger
+	// Checkpoints is the checkpoint store's directory (the tools' one):
+	// run.diff.ready counts changed lines against the pre-images there.
+	Checkpoints string
+	// BranchDiff, when set, says what a run in a worktree changed against
+	// its branch's base (run.diff.ready{scope:"branch"}, changeset.go); ok
+	// is false for a run that works in the checkout.
+	BranchDiff func(ctx context.Context, runID, workspaceID string) (d backend.DiffReady, ok bool, err error)
 
 	// Hooks run at every phase of every native run, before the profile's.
 	Hooks []backend.Hook

@@ -99,6 +99,9 @@ func (rc *runCtl) resolveByPolicy(c *callState, a backend.GatedAction, by map[st
 		payload[k], data[k] = v, v
 	}
 	err = rc.commit(func(tx *store.Tx) error {
+		if err := rc.proposalTx(tx, c, a, hash, ""); err != nil { // changeset.go
+			return err
+		}
 		if _, err := tx.Append(rc.rec.ID, backend.EvApprovalResolved, payload); err != nil {
 			return err
 		}

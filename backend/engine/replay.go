@@ -68,8 +68,9 @@ func (rc *runCtl) prepareReplay(d store.StoredDecision) (*plan, *ending) {
 	if c == nil {
 		return nil, nil
 	}
+	rc.attachReview(c, d) // changeset.go
 	if !d.Kind.Approves() {
-		return nil, rc.finish(c, backend.CallCancelled, "rejected by the reviewer: "+d.Reason, true)
+		return nil, rc.rejected(c, d) // changeset.go
 	}
 	if err := rc.commit(func(tx *store.Tx) error { return rc.setCall(tx, c, backend.CallResuming, "", false) }); err != nil {
 		return nil, failed(backend.FailInternal, "could not record the call")

@@ -68,6 +68,9 @@ type callState struct {
 	// reviewer, a grant or a rule); set, the action is verified against
 	// Subject right before it executes (AP10).
 	Gate backend.ActionKind `json:"gate,omitempty"`
+	// Review is the reviewer's line comments delivered with the decision on
+	// this call: the agent reads them after the call's result (changeset.go).
+	Review string `json:"review,omitempty"`
 }
 
 // ckState is what a checkpoint holds beyond the committed messages.
@@ -246,6 +249,7 @@ func (rc *runCtl) runEnd(end *ending) {
 				return err
 			})
 		}
+		rc.runDiff() // changeset.go: what the run changed, before its terminal event
 		if err := rc.commit(func(tx *store.Tx) error { return rc.finalTx(tx, end) }); err != nil {
 			rc.endUnrecorded(end, err) // unrecorded.go: the surfaces end anyway
 		}

@@ -167,6 +167,7 @@ func (rc *runCtl) setCall(tx *store.Tx, c *callState, to backend.CallStatus, res
 	old := *c
 	c.Status = to
 	if to.Terminal() {
+		result += c.Review // changeset.go: the reviewer's comments follow the result
 		c.Result, c.IsError = result, isErr
 	}
 	idx := 0

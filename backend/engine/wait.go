@@ -34,7 +34,12 @@ func (rc *runCtl) ask(c *callState, a backend.GatedAction, res backend.PolicyRes
 		}
 	}
 	c.Gate = a.Kind
-	if err := rc.commit(func(tx *store.Tx) error { return rc.suspendTx(tx, c, tk) }); err != nil {
+	if err := rc.commit(func(tx *store.Tx) error {
+		if err := rc.suspendTx(tx, c, tk); err != nil {
+			return err
+		}
+		return rc.proposalTx(tx, c, a, hash, tk.ID) // changeset.go
+	}); err != nil {
 		return failed(backend.FailInternal, "could not record the approval request")
 	}
 	return nil
@@ -121,8 +126,9 @@ func (rc *runCtl) apply(d store.StoredDecision) *ending {
 	if c == nil {
 		return nil
 	}
+	rc.attachReview(c, d) // changeset.go
 	if !d.Kind.Approves() {
-		return rc.finish(c, backend.CallCancelled, "rejected by the reviewer: "+d.Reason, true)
+		return rc.rejected(c, d) // changeset.go
 	}
 	if err := rc.commit(func(tx *store.Tx) error { return rc.setCall(tx, c, backend.CallResuming, "", false) }); err != nil {
 		return failed(backend.FailInternal, "could not record the call")
@@ -179,6 +185,7 @@ func (rc *runCtl) stepEnd(text string) *ending {
 	if err != nil {
 		return failed(backend.FailInternal, "could not commit the step checkpoint")
 	}
+	rc.turnDiff(rc.st.Steps) // changeset.go
 	rc.hookStepEnd()
 	if code := rc.p.Stop.evaluate(rc.st, o); code != "" {
 		return &ending{state: backend.RunCompleted, end: store.End{DoneReason: backend.DoneStopped(code)}}
@@ -248,6 +255,9 @@ func (e *Engine) Decide(ctx context.Context, d backend.Decision) (string, error)
 			sd.Payload, _ = json.Marshal(d.Reason)
 		}
 		if err := tx.Resolve(sd, "user"); err != nil {
+			return err
+		}
+		if err := deliverComments(tx, tk, sd); err != nil { // changeset.go
 			return err
 		}
 		twins, err = resolveTwins(tx, tk, sd)

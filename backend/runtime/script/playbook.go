@@ -27,7 +27,11 @@ type Playbook struct {
 	Version     int    `toml:"version"`
 	Name        string `toml:"name"`
 	Description string `toml:"description"`
-	Steps       []Step `toml:"step"`
+	// Executor is the run's executor (sequential by default;
+	// parallel_batch_approval puts a step's gated calls to the reviewer
+	// together, as the Changes view reviews them).
+	Executor string `toml:"executor"`
+	Steps    []Step `toml:"step"`
 }
 
 // Step is one inference: the assistant's text and the tool calls it makes.
@@ -85,6 +89,11 @@ func (p *Playbook) validate() error {
 	}
 	if len(p.Steps) == 0 {
 		return errors.New("no steps")
+	}
+	switch p.Executor {
+	case "", "sequential", "parallel_batch_approval", "parallel_streaming":
+	default:
+		return fmt.Errorf("executor %q: use sequential, parallel_batch_approval or parallel_streaming", p.Executor)
 	}
 	for i := range p.Steps {
 		s := &p.Steps[i]
