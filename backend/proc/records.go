@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // Recovery: a process this package starts is meant to die with its owner
@@ -52,6 +53,7 @@ func Adopt(dir string) (int, error) {
 	}
 	killed := 0
 	var errs []error
+	var victims []procID
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		var rec procRecord
@@ -79,16 +81,40 @@ func Adopt(dir string) (int, error) {
 			}
 			if err := syscall.Kill(p.Pid, syscall.SIGKILL); err == nil {
 				killed++
+				victims = append(victims, p)
 			}
 		}
 		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
 			errs = append(errs, err)
 		}
 	}
+	if err := awaitGone(victims, adoptWait); err != nil {
+		errs = append(errs, err)
+	}
 	records.mu.Lock()
 	records.dir = dir
 	records.mu.Unlock()
 	return killed, errors.Join(errs...)
+}
+
+// adoptWait bounds how long Adopt waits for what it killed to be gone.
+const adoptWait = 30 * time.Second
+
+// awaitGone waits until every process of ids has exited (a SIGKILLed
+// process may still finish a system call it sleeps in, a write to disk
+// among them): Adopt returns only once nothing a dead owner left can act,
+// so a resumed run never overlaps the orphan of its own earlier command.
+func awaitGone(ids []procID, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for _, id := range ids {
+		for alive(id) {
+			if time.Now().After(deadline) {
+				return fmt.Errorf("process %d was killed but is still running after %v", id.Pid, limit)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	return nil
 }
 
 // recordFile is one started process's record; remove deletes it.

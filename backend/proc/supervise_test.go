@@ -101,6 +101,11 @@ func TestAdoptKillsWhatADeadOwnerLeft(t *testing.T) {
 	if killed, err = Adopt(dir); err != nil || killed != 1 {
 		t.Fatalf("Adopt: killed %d, %v", killed, err)
 	}
+	// Adopt returns only once what it killed runs no more (issue 15: a
+	// resume must not overlap its own earlier command's orphan).
+	if alive(id) {
+		t.Fatal("Adopt returned while the process it killed still ran")
+	}
 	select {
 	case <-reaped:
 	case <-time.After(30 * time.Second):
