@@ -27,6 +27,7 @@ import type {
 } from './types';
 import type { ApiError } from './error';
 import type { RunSaved, RunsPage, RunsPageRequest, SearchRequest, SearchResult } from './history';
+import type { ChangesAPI } from './changes';
 
 export type TransportKind = 'wails' | 'http';
 
@@ -140,4 +141,6 @@ export interface Api {
   readonly worktrees?: WorktreesAPI;
   /** Absent in the in-memory test API unless a test gives one. */
   readonly history?: HistoryAPI;
+  /** A run's change set (changes.ts); absent in the in-memory test API unless a test gives one. */
+  readonly changes?: ChangesAPI;
 }

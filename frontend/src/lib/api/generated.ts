@@ -573,6 +573,77 @@ export interface Annotation {
   toolCallId?: string;
 }
 
+/** agenthub/backend.PatchProposed */
+export interface PatchProposed {
+  toolCallId: string;
+  approvalId?: string;
+  tool: string;
+  resolver: string;
+  files: ProposedFile[];
+  subjectHash: string;
+  preview?: unknown;
+}
+
+/** agenthub/backend.ProposedFile */
+export interface ProposedFile {
+  path: string;
+  operation?: string;
+  preimage: string;
+  postimage?: string;
+}
+
+/** agenthub/backend.DiffReady */
+export interface DiffReady {
+  scope: string;
+  step?: number;
+  base: string;
+  target: string;
+  checkpoints?: string[];
+  files: ChangedFile[];
+  summary: DiffSummary;
+  leftOut?: LeftOutFile[];
+}
+
+/** agenthub/backend.ChangedFile */
+export interface ChangedFile {
+  path: string;
+  operation: string;
+  before: string;
+  after: string;
+  added: number;
+  removed: number;
+}
+
+/** agenthub/backend.DiffSummary */
+export interface DiffSummary {
+  files: number;
+  added: number;
+  removed: number;
+}
+
+/** agenthub/backend.LeftOutFile */
+export interface LeftOutFile {
+  path: string;
+  reason: string;
+}
+
+/** agenthub/backend.ReviewComment */
+export interface ReviewComment {
+  id: string;
+  runId: string;
+  approvalId?: string;
+  checkpointId?: string;
+  path: string;
+  startLine: number;
+  endLine: number;
+  side: string;
+  body: string;
+  actor: string;
+  surface: Surface;
+  createdAt: string;
+  deliveredIn?: string;
+}
+
 /** agenthub/backend.Gap */
 export interface Gap {
   runId: string;
@@ -599,6 +670,8 @@ export interface EventPayloads {
   'run.approval.requested': ApprovalRequest;
   'runtime.gating_advisory': GatingAdvisory;
   'run.inference.annotated': InferenceAnnotated;
+  'run.patch.proposed': PatchProposed;
+  'run.diff.ready': DiffReady;
   'system.gap': Gap;
 }
 

@@ -200,6 +200,11 @@ export function createHttpApi(opts: HttpOptions = {}): Api {
       planPush: (rid, remote) => request('GET', `/api/runs/${id(rid)}/worktree/push${q({ remote })}`),
       push: (rid, plan) => request('POST', `/api/runs/${id(rid)}/worktree/push`, plan),
     },
+    changes: {
+      get: (rid) => request('GET', `/api/runs/${id(rid)}/changes`),
+      comment: (rid, c) => request('POST', `/api/runs/${id(rid)}/comments`, c),
+      revert: (rid, checkpointId) => request('POST', `/api/runs/${id(rid)}/revert`, { checkpointId }),
+    },
     events: {
       subscribe(h) {
         return openStream({

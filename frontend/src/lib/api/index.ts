@@ -8,6 +8,7 @@ import { createWailsApi, type WailsWindow } from './wails';
 export type * from './contract';
 export type * from './types';
 export type * from './history';
+export type * from './changes';
 export { THEMES, LOCALES } from './types';
 // The vocabulary generated from Go (generated.ts); its types come through types.ts.
 export {

@@ -98,6 +98,11 @@ export function createWailsApi(win: WailsWindow): Api {
       planPush: (id, remote) => call('WorktreesAPI', 'PlanPush', id, remote),
       push: (id, plan) => call('WorktreesAPI', 'Push', id, plan),
     },
+    changes: {
+      get: (id) => call('ChangesAPI', 'Get', id),
+      comment: (id, c) => call('ChangesAPI', 'Comment', { ...c, runId: id }),
+      revert: (id, checkpointId) => call('ChangesAPI', 'Revert', id, checkpointId),
+    },
     events: {
       subscribe(h) {
         const rt = win.runtime;
