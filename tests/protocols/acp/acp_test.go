@@ -28,6 +28,7 @@ type summary struct {
 			Agenthub struct{ RunID, SessionID string }
 		}
 	}
+	LeftAt      string // the question open when the editor went away
 	Exit        struct{ Code *int }
 	Permissions []struct {
 		Phase, Title, Kind, Chosen string
@@ -147,6 +148,22 @@ func TestOfficialClientDrivesAgentHub(t *testing.T) {
 			t.Errorf("agenthub acp reports a data race:\n%s", stderr.String())
 		}
 	})
+	t.Run("a run goes on when the editor goes away", func(t *testing.T) {
+		var pending []struct{ ApprovalID, RunID, Title string }
+		if err := json.Unmarshal([]byte(cli("approvals", "list", "--json")), &pending); err != nil {
+			t.Fatal(err)
+		}
+		if len(pending) != 1 || pending[0].Title != s.LeftAt || s.LeftAt == "" {
+			t.Fatalf("pending approvals %+v, want the one the editor left open (%q)", pending, s.LeftAt)
+		}
+		var r struct{ State string }
+		if err := json.Unmarshal([]byte(cli("runs", "show", pending[0].RunID, "--json")), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.State != "NeedsApproval" {
+			t.Errorf("the run the editor left is %s, want NeedsApproval (waiting in the engine)", r.State)
+		}
+	})
 	t.Run("runs are engine runs", func(t *testing.T) {
 		for run, want := range map[string]string{s.First.Meta.Agenthub.RunID: "Completed", s.Second.Meta.Agenthub.RunID: "Cancelled"} {
 			var r struct{ State, SessionID string }
@@ -183,9 +200,10 @@ func checkEditorView(t *testing.T, s summary, ws string) {
 	}
 	want := []string{"decide: Create notes.txt → allow_once", "decide: Create rejected.txt → reject",
 		"decide: Edit story.txt → hunks:1", "decide: Run: echo hello → reject"}
-	if len(titles) != 5 || !slices.Equal(titles[:4], want) || s.Permissions[4].Phase != "cancel" ||
-		s.Permissions[4].Chosen != "cancelled" {
-		t.Fatalf("permission requests:\n%s\nwant %s, then one cancelled", strings.Join(titles, "\n"), strings.Join(want, "\n"))
+	if len(titles) != 6 || !slices.Equal(titles[:4], want) || s.Permissions[4].Phase != "cancel" ||
+		s.Permissions[4].Chosen != "cancelled" || s.Permissions[5].Phase != "leave" {
+		t.Fatalf("permission requests:\n%s\nwant %s, then one cancelled, then one left open", strings.Join(titles, "\n"),
+			strings.Join(want, "\n"))
 	}
 	notes := s.Permissions[0]
 	if len(notes.Content) != 1 || notes.Content[0].Type != "diff" || notes.Content[0].Path != filepath.Join(ws, "notes.txt") ||
@@ -305,8 +323,8 @@ func checkAudit(t *testing.T, s summary, export string) {
 	if !slices.Equal(decisions, want) {
 		t.Errorf("audited decisions %q, want %q", decisions, want)
 	}
-	if created != 2 {
-		t.Errorf("%d runs created from surface acp in the audit trail, want 2", created)
+	if created != 3 {
+		t.Errorf("%d runs created from surface acp in the audit trail, want 3", created)
 	}
 	if !cancelled {
 		t.Errorf("the second run's cancellation by the user is not in the audit trail")

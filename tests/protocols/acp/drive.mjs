@@ -18,7 +18,10 @@
 //     the editor's dialog is open: the editor's late "reject" must change
 //     nothing; it ends end_turn;
 //  3. a second prompt in the same session, cancelled at its first
-//     permission request; it ends cancelled.
+//     permission request; it ends cancelled;
+//  4. a third prompt, during whose first permission request the editor
+//     goes away (closes the agent's stdin): the run must go on in the
+//     engine with its approval pending, which acp_test.go checks.
 import { execFile, spawn } from "node:child_process";
 import { promisify } from "node:util";
 import { Readable, Writable } from "node:stream";
@@ -55,7 +58,9 @@ const exited = new Promise((resolve) => child.on("exit", (code, signal) => resol
 
 const updates = []; // every session/update, in order
 const permissions = []; // every session/request_permission with the chosen option
-let phase = "decide"; // "decide" answers per title; "cancel" cancels the prompt
+let phase = "decide"; // "decide" answers per title; "cancel" cancels the prompt; "leave" never answers
+let asked; // resolves with the title of the first question in phase "leave"
+const leftAsked = new Promise((resolve) => (asked = resolve));
 let conn;
 
 const choose = (req) => {
@@ -96,6 +101,11 @@ class TestClient {
       content: req.toolCall.content ?? [],
     };
     permissions.push(entry);
+    if (phase === "leave") {
+      entry.chosen = "none: the editor went away";
+      asked(req.toolCall.title);
+      return new Promise(() => {});
+    }
     if (phase === "cancel") {
       // What an editor does when the user presses stop while a dialog is
       // open: cancel the turn, and answer the open request "cancelled".
@@ -154,6 +164,15 @@ try {
   phase = "cancel";
   const second = await conn.prompt({ sessionId, prompt: [{ type: "text", text: "write them again" }] });
   summary.second = { stopReason: second.stopReason, meta: second._meta };
+
+  // 4. Go away while a question is open.
+  phase = "leave";
+  const third = conn
+    .prompt({ sessionId, prompt: [{ type: "text", text: "and once more" }] })
+    .then((r) => ({ stopReason: r.stopReason }), (err) => ({ error: String(err?.message ?? err) }));
+  summary.leftAt = await leftAsked;
+  child.stdin.end();
+  summary.third = await third;
 } finally {
   child.stdin.end();
 }
