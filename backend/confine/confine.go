@@ -60,6 +60,7 @@ const (
 	LabelState     = "agent state"
 	LabelInstall   = "agent install"
 	LabelDevices   = "devices"
+	LabelCaches    = "build caches"
 )
 
 // systemDirs are read by everything: programs, libraries, configuration,

@@ -54,8 +54,10 @@ const shellDescription = `Run a shell command with /bin/sh -c in the workspace r
 	`unless network is true, which the user approves with the command. Paths under the workspace are shown ` +
 	`relative to ".".`
 
-// runShell runs one command line, always behind the gate.
-type runShell struct{}
+// runShell runs one command line, always behind the gate. caches is the
+// data directory's cache root ("" for none): each workspace's commands get
+// their own build caches beneath it (caches.go).
+type runShell struct{ caches string }
 
 func (runShell) Spec() backend.ToolSpec {
 	return backend.ToolSpec{Name: RunShell, Description: shellDescription, Schema: shellSchema.raw}
@@ -82,12 +84,13 @@ type shellPreview struct {
 
 // Action describes every valid call for the gate. Invalid arguments need no
 // gate: Execute rejects them without running anything.
-func (runShell) Action(_ context.Context, env backend.ToolEnv, raw json.RawMessage) (*backend.GatedAction, error) {
+func (r runShell) Action(_ context.Context, env backend.ToolEnv, raw json.RawMessage) (*backend.GatedAction, error) {
 	a, err := decode[shellArgs](RunShell, shellSchema, raw)
 	if err != nil {
 		return nil, nil
 	}
-	return Shell{Command: a.Command, TimeoutSeconds: a.TimeoutSeconds, Network: a.Network, Root: env.WorkspaceRoot}.Action()
+	return Shell{Command: a.Command, TimeoutSeconds: a.TimeoutSeconds, Network: a.Network, Root: env.WorkspaceRoot,
+		Caches: workspaceCaches(r.caches, env.WorkspaceID)}.Action()
 }
 
 // Shell is one command line run the way run_shell runs it: /bin/sh -c in a
@@ -112,6 +115,11 @@ type Shell struct {
 	// workspace files the command executes (approval.ExecFiles) into the
 	// subject, so editing one after the approval is drift.
 	Root string
+	// Caches, when set, is this workspace's own cache directory: the
+	// command may write it, and the build tools' cache variables point
+	// into it (cacheEnv), since their defaults under HOME are outside the
+	// confinement.
+	Caches string
 }
 
 // ShellEnvNames is the environment allow-list of a command.
@@ -147,7 +155,7 @@ func (sh Shell) Action() (*backend.GatedAction, error) {
 	}
 	timeout := shellTimeout(shellArgs{TimeoutSeconds: sh.TimeoutSeconds})
 	preview, err := json.Marshal(shellPreview{Command: sh.Command, Shell: shellPath + " -c", Cwd: sh.cwd(),
-		Env: shellEnvNames, SetEnv: sh.Env, TimeoutSeconds: timeout,
+		Env: sh.envNames(), SetEnv: sh.Env, TimeoutSeconds: timeout,
 		Confinement: confine.Describe(sh.confinement(".", os.Getenv("PATH")), confine.Probe()), Files: files,
 		Network: sh.Network})
 	if err != nil {
@@ -206,7 +214,10 @@ func (sh Shell) Start(ctx context.Context, root string, tee io.Writer) (*proc.Pr
 	if err := sh.check(); err != nil {
 		return nil, fmt.Errorf("%s: %w", RunShell, err)
 	}
-	env := shellEnv(ctx)
+	env := append(shellEnv(ctx), sh.cacheEnv()...)
+	if err := sh.makeCaches(); err != nil {
+		return nil, fmt.Errorf("%s: %w", RunShell, err)
+	}
 	for i, kv := range env {
 		name, _, _ := strings.Cut(kv, "=")
 		if v, ok := sh.Env[name]; ok {
@@ -227,7 +238,12 @@ func (sh Shell) Start(ctx context.Context, root string, tee io.Writer) (*proc.Pr
 // private temp dir, read the system, its tools and the workspace, and use
 // TCP only when Network says so (backend/confine).
 func (sh Shell) confinement(root, path string) confine.Rules {
-	return confine.ForCommand(root, path, homeDir(), confine.Network{Any: sh.Network})
+	r := confine.ForCommand(root, path, homeDir(), confine.Network{Any: sh.Network})
+	if sh.Caches != "" {
+		r.Write = append(r.Write, confine.Dir{Path: sh.Caches, Label: confine.LabelCaches})
+		r.Read = append(r.Read, confine.Dir{Path: sh.Caches, Label: confine.LabelCaches})
+	}
+	return r
 }
 
 func (sh Shell) timeout() time.Duration {
@@ -275,12 +291,13 @@ func firstLine(s string, n int) string {
 	return line
 }
 
-func (runShell) Execute(ctx context.Context, env backend.ToolEnv, in backend.ToolInput) (backend.ToolResult, error) {
+func (r runShell) Execute(ctx context.Context, env backend.ToolEnv, in backend.ToolInput) (backend.ToolResult, error) {
 	a, err := decode[shellArgs](RunShell, shellSchema, in.Arguments)
 	if err != nil {
 		return failure(env, "%v", err), nil
 	}
-	sh := Shell{Command: a.Command, TimeoutSeconds: a.TimeoutSeconds, Network: a.Network}
+	sh := Shell{Command: a.Command, TimeoutSeconds: a.TimeoutSeconds, Network: a.Network,
+		Caches: workspaceCaches(r.caches, env.WorkspaceID)}
 	live := NewShellStream(env, in.CallID)
 	var tee io.Writer
 	if live != nil {

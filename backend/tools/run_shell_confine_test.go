@@ -2,6 +2,7 @@ package tools
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -20,8 +21,10 @@ func wantConfinement() confine.Summary {
 		return confine.Summary{Reason: s.Reason}
 	}
 	want := confine.Summary{Confined: true, ABI: s.ABI,
-		Reads:  []string{confine.LabelSystem, confine.LabelDevices, confine.LabelTools, confine.LabelGitConfig, confine.LabelWorkspace},
-		Writes: []string{confine.LabelWorkspace, confine.LabelTemp}, Network: confine.NetNone, NetworkBy: confine.NetByNamespace}
+		Reads: []string{confine.LabelSystem, confine.LabelDevices, confine.LabelTools, confine.LabelGitConfig, confine.LabelWorkspace,
+			confine.LabelCaches},
+		Writes:  []string{confine.LabelWorkspace, confine.LabelCaches, confine.LabelTemp},
+		Network: confine.NetNone, NetworkBy: confine.NetByNamespace}
 	switch {
 	case s.NetNS:
 	case s.ABI < 4:
@@ -69,4 +72,36 @@ func TestRunShellIsConfined(t *testing.T) {
 func quoteJSON(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
 	return `"` + r.Replace(s) + `"`
+}
+
+// TestRunShellBuildCaches: a confined command cannot write the build
+// tools' default caches under HOME, so each workspace gets its own, in the
+// data directory: `go build` works, its cache lands there and outlives the
+// command, and two workspaces never share one.
+func TestRunShellBuildCaches(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go on PATH")
+	}
+	f := newFixture(t)
+	f.write(t, "go.mod", "module example.com/x\n\ngo 1.21\n")
+	f.write(t, "main.go", "package main\n\nfunc main() {}\n")
+	res := f.execute(t, RunShell, `{"command":"go build -o /dev/null . && echo built; go env GOCACHE","timeout_seconds":300}`)
+	if !strings.Contains(res.Content, "built") {
+		t.Fatalf("go build under confinement:\n%s", res.Content)
+	}
+	root := cacheRoot(Config{CheckpointDir: f.ckDir})
+	caches := workspaceCaches(root, f.env().WorkspaceID)
+	if caches == "" {
+		t.Fatalf("no caches for workspace %q under %q", f.env().WorkspaceID, root)
+	}
+	entries, err := os.ReadDir(filepath.Join(caches, "go-build"))
+	if err != nil || len(entries) == 0 {
+		t.Errorf("the build cache %s is empty after the build (%v)", caches, err)
+	}
+	if strings.Contains(res.Content, f.root) {
+		t.Errorf("a machine path in the result:\n%s", res.Content)
+	}
+	if workspaceCaches(root, "ws_other") == caches || workspaceCaches(root, "../x") != "" {
+		t.Error("workspaces share a cache, or an id leaves the cache root")
+	}
 }

@@ -30,7 +30,8 @@ func TestRunShellAction(t *testing.T) {
 	}
 	var pv shellPreview
 	mustJSON(t, a.Preview, &pv)
-	want := shellPreview{Command: "go test ./...", Shell: "/bin/sh -c", Cwd: ".", Env: []string{"HOME", "LANG", "PATH", "TERM"},
+	want := shellPreview{Command: "go test ./...", Shell: "/bin/sh -c", Cwd: ".", Env: []string{"HOME", "LANG", "PATH", "TERM",
+		"GOCACHE", "GOMODCACHE", "npm_config_cache", "YARN_CACHE_FOLDER", "PIP_CACHE_DIR", "XDG_CACHE_HOME"},
 		TimeoutSeconds: 30, Confinement: wantConfinement()}
 	if diff := cmp.Diff(want, pv); diff != "" {
 		t.Errorf("preview (-want +got):\n%s", diff)

@@ -55,7 +55,7 @@ func New(cfg Config) map[string]backend.Tool {
 		WriteFile:  &mutator[writeArgs]{s: s, op: writeOp{}},
 		EditFile:   &mutator[editArgs]{s: s, op: editOp{}},
 		DeleteFile: &mutator[deleteArgs]{s: s, op: deleteOp{}},
-		RunShell:   runShell{},
+		RunShell:   runShell{caches: cacheRoot(cfg)},
 		GitStatus:  gitStatus{},
 		GitDiff:    gitDiff{},
 		GitCommit:  gitCommit{},
