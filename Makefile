@@ -76,9 +76,9 @@ test-desktop: build
 
 # Hundreds of kill -9 points (200 random kills) and the crash-point sweep
 # repeated 3 times (every point of the workload, as a crash and as a failed
-# write; see docs/RELIABILITY.md).
+# write; see docs/RELIABILITY.md), and the WAL under 1,800 short runs.
 test-kill:
-	AGENTHUB_KILL_ITERATIONS=200 AGENTHUB_CRASH_FULL=1 AGENTHUB_CRASH_REPEAT=3 go test -tags $(GOTAGS) -count=1 -timeout 60m -run 'Kill|Crash|DiskFull' ./backend/...
+	AGENTHUB_KILL_ITERATIONS=200 AGENTHUB_CRASH_FULL=1 AGENTHUB_CRASH_REPEAT=3 AGENTHUB_WAL_LOAD=1 go test -tags $(GOTAGS) -count=1 -timeout 60m -run 'Kill|Crash|DiskFull|WALAfterShortRuns' ./backend/...
 
 bench:
 	go test -tags $(GOTAGS) -run '^$$' -bench . -benchtime 3x ./backend/store/... ./diffview/... ./workspace/...
