@@ -5,7 +5,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -98,7 +97,7 @@ func Run(core *api.Core, assets fs.FS, icon []byte) error {
 // saveAs opens the native save dialog for the audit export.
 func Bindings(core *api.Core, saveAs func(defaultName string) (string, error)) []any {
 	return []any{api.NewSystemAPI(core), api.NewWorkspacesAPI(core), api.NewSettingsAPI(core),
-		api.NewRunsAPI(core), api.NewApprovalsAPI(core), api.NewAuditAPI(core), api.NewChangesAPI(core),
+		api.NewRunsAPI(core), api.NewApprovalsAPI(core), api.NewAuditAPI(core),
 		api.NewPolicyAPI(core), api.NewAuditFileAPI(core, saveAs), api.NewWorktreesAPI(core),
 		api.NewSearchAPI(core), api.NewRunFileAPI(core, saveAs), // history (issue 19): search.go, export.go
 		api.NewArtifactsAPI(core)} // issue 18: artifacts.go
@@ -155,18 +154,8 @@ func (w *Window) pickExportFile(defaultName string) (string, error) {
 		Filters: []runtime.FileFilter{{DisplayName: "JSON Lines (*.jsonl)", Pattern: "*.jsonl"}}})
 }
 
-// formatError turns every bound-method error into {code, message, next},
-// as JSON text: the Wails runtime rejects the call with new Error(value),
-// which turns an object into "[object Object]" (issue 21: an already-listed
-// folder showed that as internal_error), and keeps a string as the
-// error's message, which the page parses (lib/api/error.ts).
-func formatError(err error) any {
-	b, jerr := json.Marshal(api.ErrorOf(err))
-	if jerr != nil {
-		return string(backend.FailInternal) + ": an internal error occurred"
-	}
-	return string(b)
-}
+// formatError turns every bound-method error into {code, message, next}.
+func formatError(err error) any { return api.ErrorOf(err) }
 
 // pendingCount counts pending approvals across runs.
 func pendingCount(core *api.Core) func() (int, error) {

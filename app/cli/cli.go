@@ -88,6 +88,7 @@ func commands() map[string]command {
 		"profiles":  {"list the agent profiles a run may use", runProfiles},
 		"policy":    {"check a workspace policy's examples, or explain a decision", runPolicy},
 		"audit":     {"verify the audit hash chain, or export it as JSONL", runAudit},
+		"artifacts": {"list, show or export what runs produced: artifacts list [--run RUN] [--json] | show ID | export ID -o FILE", runArtifacts},
 		"worktree":  {"list, merge, keep, discard or push the worktrees of worktree runs", runWorktree},
 		"search":    {"search every run: search \"query\" [--workspace W] [--status S] [--json]", runSearch},
 		"engine":    {"run the data directory's engine: engine [start|stop|status]", runEngine},

@@ -64,7 +64,6 @@ func (s *Server) routes() http.Handler {
 	s.reviewRoutes(mux)
 	s.worktreeRoutes(mux) // worktrees.go
 	s.artifactRoutes(mux) // artifacts.go
-	s.changeRoutes(mux)   // changes.go
 	s.streamRoutes(mux)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, backend.Errorf(backend.CodeNotFound, "no API route %s %s", r.Method, r.URL.Path), http.StatusNotFound)

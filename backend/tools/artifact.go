@@ -221,3 +221,30 @@ func imageType(c []byte) string {
 	}
 	return ""
 }
+
+// publishCreated makes a document or an image an approved patch created an
+// artifact of the run (issue 18), and says so in the result; anything else,
+// a run without an artifact store, or a file that cannot be published (too
+// large, a secret in an image) adds nothing: the write itself succeeded.
+func publishCreated(env backend.ToolEnv, rel, tool string) string {
+	if env.Artifacts == nil {
+		return ""
+	}
+	kind := KindOf(rel)
+	if kind != backend.ArtifactDocument && kind != backend.ArtifactImage {
+		return ""
+	}
+	d, err := ReadArtifact(env, rel, kind)
+	if err != nil {
+		return ""
+	}
+	d.Producer = tool
+	if kind == backend.ArtifactDocument {
+		d.Meta.BuildStatus = "built"
+	}
+	a, err := env.Artifacts(d)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("; published as artifact %s", a.ID)
+}

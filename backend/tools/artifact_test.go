@@ -208,3 +208,38 @@ func TestPublishWithoutStore(t *testing.T) {
 		t.Errorf("%+v", res)
 	}
 }
+
+// TestApprovedCreateBecomesArtifact: a document or an image an approved
+// write_file creates is an artifact of the run; a source file is not, and
+// an update of an existing document is not a new artifact.
+func TestApprovedCreateBecomesArtifact(t *testing.T) {
+	f := newFixture(t)
+	s, env := artifactStore(t, f)
+	f.write(t, "old.md", "# old\n")
+	write := func(args string) backend.ToolResult {
+		t.Helper()
+		tool := f.tools[WriteFile]
+		if _, err := tool.Action(t.Context(), env(), json.RawMessage(args)); err != nil {
+			t.Fatal(err)
+		}
+		res, err := tool.Execute(t.Context(), env(), backend.ToolInput{CallID: "call_1", Arguments: json.RawMessage(args)})
+		if err != nil || res.IsError {
+			t.Fatalf("write %s: %+v %v", args, res, err)
+		}
+		return res
+	}
+	res := write(`{"path":"docs/notes.md","content":"# Notes\n"}`)
+	if !strings.Contains(res.Content, "published as artifact art_") {
+		t.Errorf("create docs/notes.md: %q", res.Content)
+	}
+	for _, args := range []string{`{"path":"main.go","content":"package main\n"}`, `{"path":"old.md","content":"# new\n"}`} {
+		if res := write(args); strings.Contains(res.Content, "artifact") {
+			t.Errorf("%s: %q", args, res.Content)
+		}
+	}
+	list, err := s.Artifacts(t.Context(), store.ArtifactFilter{RunID: "run_1"})
+	if err != nil || len(list) != 1 || list[0].Path != "docs/notes.md" || list[0].Producer != WriteFile ||
+		list[0].Kind != backend.ArtifactDocument {
+		t.Errorf("artifacts = %+v, %v", list, err)
+	}
+}

@@ -148,7 +148,7 @@ func (m *mutator[A]) apply(env backend.ToolEnv, w *workspace.FS, pr patch.Propos
 	case "delete":
 		what = fmt.Sprintf("deleted %s (was %d bytes)", pr.Path, len(pr.Old))
 	case "create":
-		what = fmt.Sprintf("created %s (%d bytes)", pr.Path, len(pr.Next))
+		what = fmt.Sprintf("created %s (%d bytes)", pr.Path, len(pr.Next)) + publishCreated(env, pr.Path, name)
 	default:
 		what = fmt.Sprintf("updated %s (%d → %d bytes)", pr.Path, len(pr.Old), len(pr.Next))
 	}
