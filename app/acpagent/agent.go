@@ -58,7 +58,10 @@ type session struct {
 	running bool
 }
 
-var _ acp.Agent = (*Agent)(nil)
+var (
+	_ acp.Agent       = (*Agent)(nil)
+	_ acp.AgentLoader = (*Agent)(nil)
+)
 
 // Serve speaks ACP on in and out until the editor closes its end or ctx
 // ends. Runs a prompt started go on in the engine when the editor goes away
@@ -81,13 +84,13 @@ func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer) error {
 	}
 }
 
-// Initialize says what this agent does: sessions and prompts of text and
-// resource links; no authentication (the engine is local), no session
-// loading.
+// Initialize says what this agent does: sessions (loadable again once they
+// ran a prompt) and prompts of text and resource links; no authentication
+// (the engine is the user's own).
 func (a *Agent) Initialize(ctx context.Context, p acp.InitializeRequest) (acp.InitializeResponse, error) {
 	return acp.InitializeResponse{
 		ProtocolVersion:   acp.ProtocolVersionNumber,
-		AgentCapabilities: acp.AgentCapabilities{LoadSession: false},
+		AgentCapabilities: acp.AgentCapabilities{LoadSession: true},
 		AgentInfo:         &acp.Implementation{Name: "agenthub", Title: acp.Ptr("AgentHub"), Version: a.cfg.Version},
 		AuthMethods:       []acp.AuthMethod{},
 	}, nil
@@ -165,8 +168,14 @@ func (a *Agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		return acp.PromptResponse{}, requestError(err)
 	}
 	s.mu.Lock()
+	first := s.hubID == ""
 	s.hubID = run.SessionID
 	s.mu.Unlock()
+	if first {
+		if err := a.saveLink(s, run.SessionID); err != nil {
+			a.cfg.Log.Warn("ACP session not kept: it cannot be loaded again", "session", s.id, "err", err)
+		}
+	}
 	t := &turn{a: a, s: s, runID: run.ID, m: newMapper(s.root), asks: map[string]context.CancelFunc{}}
 	resp, err := t.follow(ctx)
 	if err == nil {

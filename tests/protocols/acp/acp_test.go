@@ -30,6 +30,12 @@ type summary struct {
 	}
 	LeftAt      string // the question open when the editor went away
 	Exit        struct{ Code *int }
+	LoadSession bool
+	// UnknownLoadError is the answer to loading a session that never was.
+	UnknownLoadError struct {
+		Data struct{ Code string }
+	}
+	LoadExit struct{ Code *int }
 	Permissions []struct {
 		Phase, Title, Kind, Chosen string
 		ApprovedElsewhere          string
@@ -134,6 +140,7 @@ func TestOfficialClientDrivesAgentHub(t *testing.T) {
 	}
 
 	t.Run("editor view", func(t *testing.T) { checkEditorView(t, s, ws) })
+	t.Run("session load", func(t *testing.T) { checkLoad(t, s) })
 	t.Run("workspace", func(t *testing.T) { checkWorkspace(t, ws) })
 	t.Run("audit", func(t *testing.T) {
 		checkAudit(t, s, cli("audit", "export"))
@@ -249,6 +256,41 @@ func checkEditorView(t *testing.T, s summary, ws string) {
 		id := toolCallID(s, i)
 		if status[id] != want {
 			t.Errorf("tool call %s (%s) ended %q, want %q", id, s.Permissions[i].Title, status[id], want)
+		}
+	}
+}
+
+// checkLoad: a restarted editor loading the session sees its three prompts
+// and what their runs said and did, in order.
+func checkLoad(t *testing.T, s summary) {
+	if !s.LoadSession {
+		t.Errorf("initialize does not advertise loadSession")
+	}
+	if s.LoadExit.Code == nil || *s.LoadExit.Code != 0 {
+		t.Errorf("the second agenthub acp exited %v, want 0", s.LoadExit.Code)
+	}
+	if s.UnknownLoadError.Data.Code != "not_found" {
+		t.Errorf("loading an unknown session: %+v, want not_found", s.UnknownLoadError)
+	}
+	var transcript []string
+	for _, u := range s.Updates {
+		if u["phase"] != "load" {
+			continue
+		}
+		switch u["sessionUpdate"] {
+		case "user_message_chunk":
+			transcript = append(transcript, "user: "+u["content"].(map[string]any)["text"].(string))
+		case "agent_message_chunk":
+			transcript = append(transcript, u["content"].(map[string]any)["text"].(string))
+		case "tool_call":
+			transcript = append(transcript, "tool: "+u["title"].(string))
+		}
+	}
+	got := strings.Join(transcript, "|")
+	for _, want := range []string{"user: write the notes|Writing |notes.txt.|tool: write_file: notes.txt",
+		"tool: run_shell: echo hello", "Done.|user: write them again", "user: and once more"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the loaded session's replay lacks %q:\n%s", want, got)
 		}
 	}
 }

@@ -21,7 +21,10 @@
 //     permission request; it ends cancelled;
 //  4. a third prompt, during whose first permission request the editor
 //     goes away (closes the agent's stdin): the run must go on in the
-//     engine with its approval pending, which acp_test.go checks.
+//     engine with its approval pending, which acp_test.go checks;
+//  5. a new `agenthub acp` (the editor restarted) loads the session: its
+//     three prompts and what their runs did are replayed; an unknown
+//     session is refused with not_found.
 import { execFile, spawn } from "node:child_process";
 import { promisify } from "node:util";
 import { Readable, Writable } from "node:stream";
@@ -50,11 +53,6 @@ function fail(msg) {
   throw new Error(msg);
 }
 
-const child = spawn(bin, ["acp", "--playbook", playbook], {
-  stdio: ["pipe", "pipe", "inherit"],
-  env: process.env,
-});
-const exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
 
 const updates = []; // every session/update, in order
 const permissions = []; // every session/request_permission with the chosen option
@@ -128,19 +126,30 @@ class TestClient {
   }
 }
 
-conn = new acp.ClientSideConnection(
-  () => new TestClient(),
-  acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout)),
-);
+// start runs `agenthub acp` as an editor does and connects to it.
+function start() {
+  const child = spawn(bin, ["acp", "--playbook", playbook], { stdio: ["pipe", "pipe", "inherit"], env: process.env });
+  const exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+  conn = new acp.ClientSideConnection(
+    () => new TestClient(),
+    acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout)),
+  );
+  return { child, exited };
+}
 
-const summary = {};
-try {
-  const init = await conn.initialize({
+const initialize = () =>
+  conn.initialize({
     protocolVersion: acp.PROTOCOL_VERSION,
     clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
     clientInfo: { name: "agenthub-acp-test", version: "1" },
   });
+
+const summary = {};
+let { child, exited } = start();
+try {
+  const init = await initialize();
   summary.agentInfo = init.agentInfo;
+  summary.loadSession = init.agentCapabilities?.loadSession;
   summary.protocolVersion = init.protocolVersion;
 
   // 1. Not an allowlisted workspace: a clear error, code and next step.
@@ -173,11 +182,24 @@ try {
   summary.leftAt = await leftAsked;
   child.stdin.end();
   summary.third = await third;
+  summary.exit = await exited;
+
+  // 5. The editor restarted: load the session.
+  ({ child, exited } = start());
+  await initialize();
+  phase = "load";
+  await conn.loadSession({ sessionId, cwd: workspace, mcpServers: [] });
+  try {
+    await conn.loadSession({ sessionId: "acp_000000000000000000000000", cwd: workspace, mcpServers: [] });
+    fail("session/load of a session that never existed succeeded");
+  } catch (err) {
+    if (err?.code === undefined) throw err;
+    summary.unknownLoadError = { code: err.code, data: err.data };
+  }
 } finally {
   child.stdin.end();
 }
-const { code, signal } = await exited;
-summary.exit = { code, signal };
+summary.loadExit = await exited;
 summary.permissions = permissions;
 summary.updates = updates;
 summary.sdkErrors = sdkErrors;
