@@ -65,6 +65,8 @@ func (s *Server) routes() http.Handler {
 	s.worktreeRoutes(mux) // worktrees.go
 	s.artifactRoutes(mux) // artifacts.go
 	s.streamRoutes(mux)
+	s.aguiRoutes(mux)  // agui.go: AG-UI
+	s.aisdkRoutes(mux) // aisdk.go: the AI SDK v6 UI message stream
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, backend.Errorf(backend.CodeNotFound, "no API route %s %s", r.Method, r.URL.Path), http.StatusNotFound)
 	})

@@ -1,0 +1,258 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+
+	"agenthub/app/api"
+	"agenthub/app/protocol"
+	"agenthub/backend"
+)
+
+// What the AG-UI (agui.go) and AI SDK (aisdk.go) endpoints share: how a
+// request names its run, how a decision is delivered after the stream is
+// attached (seed 000: reconnect, then deliver), and how a run's events are
+// followed with gaps re-read.
+
+// hubProps is AgentHub's part of a protocol request: AG-UI's
+// forwardedProps.agenthub, the AI SDK body's agenthub.
+type hubProps struct {
+	WorkspaceID string `json:"workspaceId,omitempty"`
+	Profile     string `json:"profile,omitempty"`
+	Isolation   string `json:"isolation,omitempty"`
+	RunID       string `json:"runId,omitempty"` // attach to this run
+	After       *int64 `json:"after,omitempty"` // from this sequence
+	Cancel      bool   `json:"cancel,omitempty"`
+}
+
+// readLenient decodes a protocol body: clients add fields of their own, so
+// unknown ones are ignored (unlike readJSON for AgentHub's own routes).
+func readLenient(r *http.Request, v any) error {
+	if err := json.NewDecoder(io.LimitReader(r.Body, maxBody)).Decode(v); err != nil {
+		return &backend.Error{Code: backend.CodeInvalidInput, Message: "the request body is not the protocol's JSON", Err: err}
+	}
+	return nil
+}
+
+// startFor starts a run for a protocol request.
+func (s *Server) startFor(p hubProps, task, session string) (backend.RunSummary, error) {
+	if strings.TrimSpace(task) == "" {
+		return backend.RunSummary{}, &backend.Error{Code: backend.CodeInvalidInput,
+			Message: "the request has no user message to run as the task", Next: "Send the task as the last user message."}
+	}
+	if p.WorkspaceID == "" {
+		return backend.RunSummary{}, &backend.Error{Code: backend.FailOutsideAllowlist,
+			Message: "the request names no workspace", Next: "Pass agenthub.workspaceId (an id from GET /api/workspaces)."}
+	}
+	return s.runs.Start(api.StartRun{WorkspaceID: p.WorkspaceID, Profile: p.Profile, Isolation: p.Isolation,
+		Task: task, SessionID: session})
+}
+
+// pendingOf returns the run's pending approvals ("" = every run).
+func (s *Server) pendingOf(runID string) ([]backend.ApprovalRequest, error) {
+	return s.approvals.ForRun(runID)
+}
+
+// findPending returns the pending ticket id among list.
+func findPending(list []backend.ApprovalRequest, id string) (backend.ApprovalRequest, bool) {
+	for _, a := range list {
+		if a.ID == id {
+			return a, true
+		}
+		for _, m := range a.MergedApprovalIDs {
+			if m == id {
+				return a, true
+			}
+		}
+	}
+	return backend.ApprovalRequest{}, false
+}
+
+// checkAnswer refuses, before anything is delivered, an answer that the
+// approval would refuse: a decision it does not offer, or a hash that is
+// not the pending one (stale: nothing executes). Checking every answer
+// first keeps a request with several from half-applying.
+func checkAnswer(t backend.ApprovalRequest, a protocol.Answer) error {
+	if a.Decision == "" || a.SubjectHash == "" {
+		return backend.Errorf(backend.CodeInvalidInput, "the answer to %s needs a decision and the subjectHash shown", t.ID)
+	}
+	if a.SubjectHash != t.SubjectHash {
+		return &backend.Error{Code: backend.CodeApprovalStale, Message: "the request changed after it was shown",
+			Next: "Reload the approval and decide on what is shown now."}
+	}
+	if len(t.DecisionsOffered) > 0 && !containsKind(t.DecisionsOffered, a.Decision) {
+		return backend.Errorf(backend.CodeInvalidInput, "%s does not offer the decision %q", t.ID, a.Decision)
+	}
+	return nil
+}
+
+func containsKind(list []backend.DecisionKind, k backend.DecisionKind) bool {
+	for _, x := range list {
+		if x == k {
+			return true
+		}
+	}
+	return false
+}
+
+// position reads a run's events: the sequence of approvalID's request (0
+// when approvalID is "" or not found), and the last step checkpointed at
+// or before cursor (before that request when cursor is negative).
+func (s *Server) position(runID string, cursor int64, approvalID string) (steps int, requested int64, err error) {
+	type mark struct {
+		seq  int64
+		step int
+	}
+	var marks []mark
+	var after int64
+	for {
+		page, err := s.runs.Events(runID, after, 0)
+		if err != nil {
+			return 0, 0, err
+		}
+		if len(page) == 0 {
+			break
+		}
+		for _, ev := range page {
+			switch ev.Type {
+			case backend.EvCheckpointCreated:
+				var c protocol.Checkpoint
+				if protocol.Decode(ev, &c) && c.Kind == "step" {
+					marks = append(marks, mark{ev.Sequence, c.Step})
+				}
+			case backend.EvApprovalRequested:
+				if t, err := protocol.TicketOf(ev); err == nil && approvalID != "" && t.ID == approvalID {
+					requested = ev.Sequence
+				}
+			}
+			after = ev.Sequence
+		}
+	}
+	if cursor < 0 {
+		cursor = requested
+	}
+	for _, m := range marks {
+		if m.seq <= cursor {
+			steps = m.step
+		}
+	}
+	return steps, requested, nil
+}
+
+// follow feeds fn the run's events after cursor, in order, re-reading the
+// range of a gap (EV10) from the store, until fn says stop, the events end
+// or ctx ends. events was subscribed before any decision was delivered.
+func (s *Server) follow(ctx context.Context, runID string, cursor int64, events <-chan backend.Event, fn func(backend.Event) (more bool)) error {
+	last := cursor
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, open := <-events:
+			if !open {
+				return nil
+			}
+			if ev.Type == backend.EvSystemGap {
+				var g backend.Gap
+				if !protocol.Decode(ev, &g) {
+					return errors.New("unreadable gap event")
+				}
+				for last < g.ToSequence {
+					page, err := s.runs.Events(runID, last, 0)
+					if err != nil {
+						return err
+					}
+					if len(page) == 0 {
+						break
+					}
+					for _, p := range page {
+						if p.Sequence > g.ToSequence {
+							break
+						}
+						last = p.Sequence
+						if !fn(p) {
+							return nil
+						}
+					}
+				}
+				continue
+			}
+			if ev.Sequence <= last {
+				continue
+			}
+			last = ev.Sequence
+			if !fn(ev) {
+				return nil
+			}
+		}
+	}
+}
+
+// stillPending reports whether the approval an approval.requested event
+// announced is still waiting, and the run's pending approvals if so: a
+// stream that replays an approval decided since goes on past it.
+func (s *Server) stillPending(ev backend.Event) ([]backend.ApprovalRequest, bool) {
+	t, err := protocol.TicketOf(ev)
+	if err != nil {
+		return nil, false
+	}
+	list, err := s.pendingOf(ev.RunID)
+	if err != nil {
+		return nil, false
+	}
+	if _, ok := findPending(list, t.ID); !ok {
+		return nil, false
+	}
+	return list, true
+}
+
+// deliver hands the decisions to the approvals facade, in order.
+func (s *Server) deliver(ds []backend.Decision) error {
+	for _, d := range ds {
+		if _, err := s.approvals.Decide(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sseStart writes the event-stream headers.
+func sseStart(w http.ResponseWriter, extra map[string]string) (http.Flusher, bool) {
+	f, ok := w.(http.Flusher)
+	if !ok {
+		return nil, false
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	for k, v := range extra {
+		h.Set(k, v)
+	}
+	w.WriteHeader(http.StatusOK)
+	return f, true
+}
+
+// sseWrite writes each value as one data: message and flushes once, so the
+// events of one envelope event reach the client together.
+func sseWrite[T any](w http.ResponseWriter, f http.Flusher, vs []T) {
+	if len(vs) == 0 {
+		return
+	}
+	var b strings.Builder
+	for _, v := range vs {
+		data, err := json.Marshal(v)
+		if err != nil {
+			continue
+		}
+		b.WriteString("data: ")
+		b.Write(data)
+		b.WriteString("\n\n")
+	}
+	_, _ = io.WriteString(w, b.String())
+	f.Flush()
+}
