@@ -338,31 +338,50 @@ func (t *turn) ask(ctx context.Context, a backend.ApprovalRequest) {
 		Options: permissionOptions(a)}
 	go func() {
 		defer t.closeAsk(a.ID)
-		resp, err := t.a.conn.RequestPermission(askCtx, req)
-		if err != nil {
-			if askCtx.Err() == nil {
-				t.a.cfg.Log.Warn("ACP permission request failed; the approval stays pending", "approval", a.ID, "err", err)
+		// An answer that is not one of the options is asked again: a
+		// buggy client must not leave the run waiting unseen.
+		for attempt := 1; ; attempt++ {
+			resp, err := t.a.conn.RequestPermission(askCtx, req)
+			if err != nil {
+				if askCtx.Err() == nil {
+					t.a.cfg.Log.Warn("ACP permission request failed; the approval stays pending", "approval", a.ID, "err", err)
+				}
+				return
+			}
+			d, cancelled, err := decision(a, resp.Outcome)
+			if cancelled {
+				// ACP answers "cancelled" only for a cancelled prompt turn.
+				t.cancelRun()
+				return
+			}
+			if err != nil && attempt < maxAsks {
+				t.refused(a, err)
+				continue
+			}
+			if err == nil {
+				_, err = api.NewApprovalsAPI(t.a.cfg.Core).Decide(d)
+			}
+			if err != nil && api.ErrorOf(err).Code != backend.CodeApprovalAlreadyResolved {
+				t.a.cfg.Log.Warn("ACP decision refused", "approval", a.ID, "err", err)
+				t.mu.Lock()
+				t.failure = err
+				t.mu.Unlock()
+				t.refused(a, err)
 			}
 			return
 		}
-		d, cancelled, err := decision(a, resp.Outcome)
-		if cancelled {
-			// ACP answers "cancelled" only for a cancelled prompt turn.
-			t.cancelRun()
-			return
-		}
-		if err == nil {
-			_, err = api.NewApprovalsAPI(t.a.cfg.Core).Decide(d)
-		}
-		if err != nil && api.ErrorOf(err).Code != backend.CodeApprovalAlreadyResolved {
-			t.a.cfg.Log.Warn("ACP decision refused", "approval", a.ID, "err", err)
-			t.mu.Lock()
-			t.failure = err
-			t.mu.Unlock()
-			t.send(acp.UpdateAgentMessageText(fmt.Sprintf("\n\nAgentHub refused the decision on %q: %s\nNext: %s",
-				a.Title, api.ErrorOf(err).Message, api.ErrorOf(err).Next)))
-		}
 	}()
+}
+
+// maxAsks bounds how often one approval is put to the editor again after
+// an answer that was not one of its options.
+const maxAsks = 3
+
+// refused tells the editor why its answer changed nothing.
+func (t *turn) refused(a backend.ApprovalRequest, err error) {
+	body := api.ErrorOf(err)
+	t.send(acp.UpdateAgentMessageText(fmt.Sprintf("\n\nAgentHub refused the decision on %q: %s (%s)\nNext: %s",
+		a.Title, body.Message, body.Code, body.Next)))
 }
 
 func (t *turn) closeAsk(id string) {

@@ -62,8 +62,8 @@ type (
 		Status     string `json:"status"`
 	}
 	resolvedPayload struct {
-		ApprovalID string              `json:"approvalId"`
-		ToolCallID string              `json:"toolCallId"`
+		ApprovalID string               `json:"approvalId"`
+		ToolCallID string               `json:"toolCallId"`
 		Decision   backend.DecisionKind `json:"decision"`
 	}
 )

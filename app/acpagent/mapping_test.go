@@ -40,7 +40,9 @@ func wire(t *testing.T, u acp.SessionUpdate) map[string]any {
 // twoHunks is a patch of story.txt changing its first and last line.
 func twoHunks(t *testing.T) backend.ApprovalRequest {
 	t.Helper()
-	line := func(op diffview.Op, text string) diffview.Line { return diffview.Line{Op: op, Text: text, EOL: diffview.EOLLF} }
+	line := func(op diffview.Op, text string) diffview.Line {
+		return diffview.Line{Op: op, Text: text, EOL: diffview.EOLLF}
+	}
 	pv := patch.Preview{Tool: "write_file", Path: "story.txt", Operation: "modify", Diff: diffview.FileDiff{Hunks: []diffview.Hunk{
 		{OldStart: 1, OldLines: 2, NewStart: 1, NewLines: 2, Lines: []diffview.Line{
 			line(diffview.OpDelete, "line 1"), line(diffview.OpAdd, "LINE 1"), line(diffview.OpContext, "line 2")}},

@@ -35,7 +35,7 @@ type summary struct {
 	UnknownLoadError struct {
 		Data struct{ Code string }
 	}
-	LoadExit struct{ Code *int }
+	LoadExit    struct{ Code *int }
 	Permissions []struct {
 		Phase, Title, Kind, Chosen string
 		ApprovedElsewhere          string
@@ -205,20 +205,23 @@ func checkEditorView(t *testing.T, s summary, ws string) {
 	for _, p := range s.Permissions {
 		titles = append(titles, p.Phase+": "+p.Title+" → "+p.Chosen)
 	}
-	want := []string{"decide: Create notes.txt → allow_once", "decide: Create rejected.txt → reject",
-		"decide: Edit story.txt → hunks:1", "decide: Run: echo hello → reject"}
-	if len(titles) != 6 || !slices.Equal(titles[:4], want) || s.Permissions[4].Phase != "cancel" ||
-		s.Permissions[4].Chosen != "cancelled" || s.Permissions[5].Phase != "leave" {
+	// The first answer names an option never offered: it decides nothing
+	// and the same question comes again.
+	want := []string{"decide: Create notes.txt → hunks:7", "decide: Create notes.txt → allow_once",
+		"decide: Create rejected.txt → reject", "decide: Edit story.txt → hunks:1", "decide: Run: echo hello → reject"}
+	if len(titles) != 7 || !slices.Equal(titles[:5], want) || s.Permissions[5].Phase != "cancel" ||
+		s.Permissions[5].Chosen != "cancelled" || s.Permissions[6].Phase != "leave" {
 		t.Fatalf("permission requests:\n%s\nwant %s, then one cancelled, then one left open", strings.Join(titles, "\n"),
 			strings.Join(want, "\n"))
 	}
-	notes := s.Permissions[0]
+	asked := s.Permissions[1:5] // the four questions as finally answered
+	notes := asked[0]
 	if len(notes.Content) != 1 || notes.Content[0].Type != "diff" || notes.Content[0].Path != filepath.Join(ws, "notes.txt") ||
 		notes.Content[0].OldText != nil || notes.Content[0].NewText == nil || *notes.Content[0].NewText != "approved\n" {
 		t.Errorf("the notes.txt request shows %+v, want the new file's diff", notes.Content)
 	}
 	var diffs []string
-	for _, c := range s.Permissions[2].Content {
+	for _, c := range asked[2].Content {
 		if c.Type == "diff" && c.OldText != nil && c.NewText != nil {
 			diffs = append(diffs, *c.OldText+"→"+*c.NewText)
 		}
@@ -227,7 +230,7 @@ func checkEditorView(t *testing.T, s summary, ws string) {
 		!strings.HasSuffix(diffs[1], "LINE 20\n") {
 		t.Errorf("the story.txt request shows diffs %q, want its two hunks", diffs)
 	}
-	shell := s.Permissions[3]
+	shell := asked[3]
 	if shell.ApprovedElsewhere == "" {
 		t.Errorf("the command was not approved from the CLI while the editor's dialog was open")
 	}
@@ -252,10 +255,14 @@ func checkEditorView(t *testing.T, s summary, ws string) {
 	if !strings.Contains(text.String(), "Writing notes.txt.") || !strings.HasSuffix(text.String(), "Done.") {
 		t.Errorf("streamed text %q", text.String())
 	}
+	if !strings.Contains(text.String(), `AgentHub refused the decision on "Create notes.txt"`) ||
+		!strings.Contains(text.String(), "(invalid_input)") {
+		t.Errorf("the editor was not told why its answer hunks:7 changed nothing: %q", text.String())
+	}
 	for i, want := range []string{"completed", "failed", "completed", "completed"} {
-		id := toolCallID(s, i)
+		id := toolCallID(s, asked[i].Title)
 		if status[id] != want {
-			t.Errorf("tool call %s (%s) ended %q, want %q", id, s.Permissions[i].Title, status[id], want)
+			t.Errorf("tool call %s (%s) ended %q, want %q", id, asked[i].Title, status[id], want)
 		}
 	}
 }
@@ -295,9 +302,11 @@ func checkLoad(t *testing.T, s summary) {
 	}
 }
 
-func toolCallID(s summary, i int) string {
+// toolCallID is the id of the decide phase's tool call whose approval was
+// titled title.
+func toolCallID(s summary, title string) string {
 	for _, u := range s.Updates {
-		if u["sessionUpdate"] == "tool_call_update" && u["title"] == s.Permissions[i].Title && u["phase"] == "decide" {
+		if u["sessionUpdate"] == "tool_call_update" && u["title"] == title && u["phase"] == "decide" {
 			return u["toolCallId"].(string)
 		}
 	}

@@ -11,7 +11,9 @@
 // The conversation:
 //  1. session/new on ACP_OUTSIDE is refused with workspace_outside_allowlist
 //     and the next step;
-//  2. a prompt whose run asks four times: create notes.txt (allowed once),
+//  2. a prompt whose run asks four times: create notes.txt (first answered
+//     with an option it never offered, which must decide nothing and be
+//     asked again; then allowed once),
 //     create rejected.txt (rejected), edit story.txt in two hunks (only
 //     hunk 1 allowed) and run `echo hello`, which is approved meanwhile
 //     from another surface (`agenthub approve`, as from the window) while
@@ -60,11 +62,16 @@ let phase = "decide"; // "decide" answers per title; "cancel" cancels the prompt
 let asked; // resolves with the title of the first question in phase "leave"
 const leftAsked = new Promise((resolve) => (asked = resolve));
 let conn;
+let bogusSent = false;
 
 const choose = (req) => {
   const title = req.toolCall.title ?? "";
   const ids = req.options.map((o) => o.optionId);
-  if (title.startsWith("Create notes.txt")) return "allow_once";
+  if (title.startsWith("Create notes.txt")) {
+    if (bogusSent) return "allow_once";
+    bogusSent = true;
+    return "hunks:7"; // a buggy or hostile client: no such option
+  }
   if (title.startsWith("Create rejected.txt")) return "reject";
   if (title.startsWith("Edit story.txt")) {
     for (const id of ["hunks:1", "hunks:2"]) {
