@@ -147,11 +147,28 @@ install_acp_client() {
   (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
 }
 
+# install_protocol_clients puts the official AG-UI client and the AI SDK that
+# tests/protocols/agui drives `agenthub serve` with into that folder's
+# node_modules, exactly as its committed lock pins them (npm ci).
+# Idempotent; about 55 MB.
+install_protocol_clients() {
+  local dir="$root/tests/protocols/agui"
+  local want
+  want=$(sed -n 's/.*"ai": "\(.*\)".*/\1/p' "$dir/package.json")
+  if grep -q "\"version\": \"$want\"" "$dir/node_modules/ai/package.json" 2>/dev/null &&
+    [ -f "$dir/node_modules/@ag-ui/client/package.json" ]; then
+    return 0
+  fi
+  echo "Installing the AG-UI client and the AI SDK $want for tests/protocols/agui"
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+}
+
 if [ "$mode" = test ]; then
   install_agent_clis
   install_codex
   install_gemini
   install_acp_client
+  install_protocol_clients
 fi
 
 # A Secret Service for the keychain test (backend/keychain): gnome-keyring
