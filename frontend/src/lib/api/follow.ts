@@ -16,6 +16,12 @@ export interface FollowOptions {
    * no sequence, so it never reaches the sequencer.
    */
   onSystem?(what: string): void;
+  /**
+   * Re-read every tracked run after its cursor once the stream opens: a
+   * follower that replaces a lost one (the reconnect button) has missed
+   * what happened in between.
+   */
+  resync?: boolean;
 }
 
 export interface Follower {
@@ -27,7 +33,7 @@ export interface Follower {
 
 export function followEvents(api: Pick<Api, 'events' | 'runs'>, o: FollowOptions): Follower {
   const seq = new Sequencer({ runs: api.runs, deliver: o.deliver, onError: o.onError });
-  let interrupted = false;
+  let interrupted = o.resync ?? false;
   const stop = api.events.subscribe({
     onEvents: (batch) => {
       const runs = batch.filter((e) => e.type !== 'system.changed');

@@ -2,7 +2,7 @@
 // shared by the new-run form, the settings view and the run view's resume
 // check. A scripted profile is a playbook and is never presented as an AI
 // model.
-import { toApiError, type Api, type ApiError, type ProfileInfo } from '../api';
+import { toApiError, type Api, type ApiError, type ProfileInfo, type ProfileProblem } from '../api';
 import { m } from '../i18n';
 
 /** Runtimes whose runs AgentHub itself drives, and so can resume. */
@@ -55,6 +55,8 @@ export function profileHint(p: ProfileInfo): string {
 
 export class ProfilesState {
   items = $state<ProfileInfo[]>([]);
+  /** Profile files that cannot be used and why: shown, not only logged (issue 21). */
+  problems = $state<ProfileProblem[]>([]);
   status = $state<'idle' | 'loading' | 'ready' | 'error'>('idle');
   error = $state<ApiError | null>(null);
 
@@ -78,7 +80,12 @@ export class ProfilesState {
   async #load(): Promise<void> {
     if (this.status !== 'ready') this.status = 'loading';
     try {
-      this.items = await this.#api.runs.profiles();
+      const [items, problems] = await Promise.all([
+        this.#api.runs.profiles(),
+        this.#api.runs.profileProblems?.().catch(() => []) ?? Promise.resolve([]),
+      ]);
+      this.items = items;
+      this.problems = problems;
       this.error = null;
       this.status = 'ready';
     } catch (err) {

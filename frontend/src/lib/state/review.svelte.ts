@@ -22,6 +22,9 @@ export class ReviewState {
   #timelines = new Map<string, TimelineState>();
   #follower: Follower | null = null;
   #reconnected = false;
+  // Each follower's generation: a stopped follower's late "closed" must not
+  // overwrite the status of the one that replaced it.
+  #gen = 0;
 
   constructor(api: Pick<Api, 'runs' | 'approvals' | 'events'>) {
     this.#api = api;
@@ -31,11 +34,34 @@ export class ReviewState {
 
   /** Loads runs and approvals and starts following live events. */
   async start(): Promise<void> {
+    this.#follow();
+    await Promise.all([this.runs.load(), this.approvals.load()]);
+    this.#track();
+  }
+
+  /**
+   * Drops the current stream and connects again now (the reconnect banner's
+   * button): the follower re-reads what it missed from its cursors, and the
+   * inbox and runs list are re-read.
+   */
+  reconnect(): void {
+    const old = this.#follower;
+    const cursors = this.runs.items.map((r) => [r.id, old?.last(r.id) ?? 0] as const);
+    old?.stop();
+    this.#reconnected = true;
+    this.stream = 'connecting';
+    this.#follow(true);
+    for (const [id, last] of cursors) this.#follower?.track(id, last);
+  }
+
+  #follow(resync = false): void {
+    const gen = ++this.#gen;
     this.#follower = followEvents(this.#api, {
       deliver: (runId, events) => this.deliver(runId, events),
       onSystem: (what) => this.onSystemChange?.(what),
       onStatus: (s) => {
-        if (s === 'reconnecting') this.#reconnected = true;
+        if (gen !== this.#gen) return;
+        if (s === 'reconnecting' || s === 'closed') this.#reconnected = true;
         if (s === 'open' && this.#reconnected) {
           // What changed while the stream was down: the follower re-reads
           // tracked runs' events; the inbox and the list are re-read here.
@@ -46,12 +72,12 @@ export class ReviewState {
         this.stream = s;
       },
       onError: () => {},
+      resync,
     });
-    await Promise.all([this.runs.load(), this.approvals.load()]);
-    this.#track();
   }
 
   stop(): void {
+    this.#gen++;
     this.#follower?.stop();
     this.#follower = null;
   }

@@ -105,7 +105,7 @@ describe('ReviewState', () => {
       '2026-01-01T00:01:08.000Z',
     ]);
     expect(review.approvals.pending.map((a) => a.approvalId)).toEqual(['apr_shell']);
-    expect(t.data.items.map((i) => i.kind)).toContain('approval');
+    expect(t.data.items.some((i) => i.kind === 'tool' && i.approval?.request.approvalId === 'apr_shell')).toBe(true);
 
     api.emit([ev(9, 'run.approval.resolved', { approvalId: 'apr_shell', decision: 'approve_once' }), ev(10, 'run.status.changed', { from: 'NeedsApproval', to: 'Running' })]);
     await settle();

@@ -11,10 +11,9 @@ export function estimateHeight(item: Item | undefined): number {
       const lines = item.text.split('\n').reduce((n, l) => n + Math.max(1, Math.ceil(l.length / 95)), 0);
       return 50 + Math.min(lines, 400) * 21;
     }
-    case 'lifecycle':
-      return 22;
     case 'tool':
-      return 40;
+      // A running call is open with its output; an approval sits inside.
+      return 40 + (item.result ? 0 : 160) + (item.approval ? 66 : 0);
     case 'approval':
       return 62;
     case 'patch':
@@ -33,8 +32,9 @@ export function endSummary(items: readonly Item[]): { files: AppliedFile[]; deci
   let rejected = 0;
   for (const i of items) {
     if (i.kind === 'patch') files.push(...i.files);
-    else if (i.kind === 'approval' && i.resolved) {
-      if (i.resolved.decision.startsWith('reject')) rejected++;
+    const appr = i.kind === 'approval' ? i : i.kind === 'tool' ? i.approval : undefined;
+    if (appr?.resolved) {
+      if (appr.resolved.decision.startsWith('reject')) rejected++;
       else approved++;
     }
   }

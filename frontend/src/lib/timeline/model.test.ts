@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../api';
-import { applyEvents, createTimeline, filled, type MessageItem, type ToolItem } from './model';
+import { EVENT_TYPES, type RunEvent as Ev } from '../api';
+import { applyEvents, createTimeline, filled, RENDERED_AS, type MessageItem, type ToolItem } from './model';
+import { activity, elapsed, shownState } from './status';
 
 let clock = 0;
 function ev(sequence: number, type: string, payload: unknown = {}): RunEvent {
@@ -57,14 +59,13 @@ describe('timeline reducer', () => {
     expect(t.items.map((i) => (i as MessageItem).text)).toEqual(['ab', 'xy']);
   });
 
-  it('joins consecutive lifecycle transitions into one row', () => {
+  it('keeps lifecycle transitions out of the rows: they are the status line\'s history', () => {
     const t = createTimeline();
     applyEvents(t, opening());
-    const first = t.items[0]!;
-    expect(first.kind).toBe('lifecycle');
-    expect(first.kind === 'lifecycle' && first.steps.map((s) => s.to)).toEqual(['Created', 'Planned', 'Accepted', 'Preparing', 'Running']);
+    expect(t.steps.map((s) => s.to)).toEqual(['Created', 'Planned', 'Accepted', 'Preparing', 'Running']);
+    expect(t.steps[3]).toMatchObject({ reason: 'slots acquired' });
     expect(t.state).toBe('Running');
-    expect(t.items.map((i) => i.kind)).toEqual(['lifecycle', 'message', 'tool']);
+    expect(t.items.map((i) => i.kind)).toEqual(['message', 'tool']);
     expect(t.checkpoints).toBe(1);
   });
 
@@ -110,7 +111,7 @@ describe('timeline reducer', () => {
     filled(t);
     expect(t.needsFill).toBe(false);
     expect(t.last).toBe(13);
-    expect((t.items[1] as MessageItem).text).toBe('This is the **demo**.');
+    expect((t.items[0] as MessageItem).text).toBe('This is the **demo**.');
   });
 
   it('a system.gap ahead of what was applied asks for a re-read; one behind it does not', () => {
@@ -127,7 +128,7 @@ describe('timeline reducer', () => {
     expect(t.last).toBe(13);
   });
 
-  it('records approvals and their resolution, and links them to the tool call', () => {
+  it('puts an approval in its call\'s row, before the result, and resolves it there', () => {
     const t = createTimeline();
     const request = { approvalId: 'apr_1', runId: 'run_1', toolCallId: 'call_w', kind: 'patch', title: 'Create X', subjectHash: 'sha256:1' };
     applyEvents(t, [
@@ -137,9 +138,13 @@ describe('timeline reducer', () => {
       ev(4, 'run.approval.resolved', { approvalId: 'apr_1', decision: 'reject_and_tell', reason: 'not now', resolver: 'user' }),
       ev(5, 'run.tool.result', { toolCallId: 'call_w', status: 'Cancelled', content: 'rejected', isError: true }),
     ]);
-    const appr = t.items.find((i) => i.kind === 'approval');
-    expect(appr).toMatchObject({ request: { approvalId: 'apr_1' }, resolved: { decision: 'reject_and_tell', reason: 'not now' } });
-    expect(t.items.find((i) => i.kind === 'tool')).toMatchObject({ approvalId: 'apr_1', result: { status: 'Cancelled' } });
+    expect(t.items).toHaveLength(1);
+    expect(t.items[0]).toMatchObject({
+      kind: 'tool',
+      approvalId: 'apr_1',
+      approval: { request: { approvalId: 'apr_1' }, resolved: { decision: 'reject_and_tell', reason: 'not now' } },
+      result: { status: 'Cancelled' },
+    });
     expect(t.state).toBe('NeedsApproval');
   });
 
@@ -203,17 +208,21 @@ describe('timeline reducer', () => {
   it('replaces a changed row with a new object and keeps unchanged rows as they were', () => {
     const t = createTimeline();
     applyEvents(t, opening().slice(0, 7));
-    const [life, msg] = t.items;
-    applyEvents(t, [delta(8, 'more')]);
-    expect(t.items[0]).toBe(life);
-    expect(t.items[1]).not.toBe(msg);
+    applyEvents(t, [ev(7, 'run.tool.call', { toolCallId: 'x', name: 'grep', arguments: {} })]);
+    // (the opening's 7th event is a delta: replay it under a new sequence)
+    const t2 = createTimeline();
+    applyEvents(t2, opening().slice(0, 7));
+    const [msg] = t2.items;
+    applyEvents(t2, [delta(8, 'more')]);
+    expect(t2.items[0]).not.toBe(msg);
     expect((msg as MessageItem).text).toBe('This is '); // the old row is untouched
-    expect((t.items[1] as MessageItem).text).toBe('This is more');
-    applyEvents(t, opening().slice(8));
-    const tool = t.items[2];
-    applyEvents(t, [ev(14, 'run.completed', { doneReason: 'done' })]);
-    expect(t.items[2]).toBe(tool);
-    expect(t.end).toBe(t.items.at(-1));
+    expect((t2.items[0] as MessageItem).text).toBe('This is more');
+    applyEvents(t2, opening().slice(8));
+    const [first, tool] = t2.items;
+    applyEvents(t2, [ev(14, 'run.completed', { doneReason: 'done' })]);
+    expect(t2.items[0]).toBe(first);
+    expect(t2.items[1]).toBe(tool);
+    expect(t2.end).toBe(t2.items.at(-1));
   });
 
   it('gives a file read to the newest call still running, even after others finished', () => {
@@ -229,7 +238,7 @@ describe('timeline reducer', () => {
     expect(t.items.map((i) => (i.kind === 'tool' ? [i.toolCallId, i.reads.map((r) => r.path)] : i.kind))).toEqual([
       ['a', ['x.go']],
       ['b', []],
-      'other',
+      'notice',
     ]);
     expect(t.openTools).toEqual([]);
   });
@@ -251,5 +260,68 @@ describe('timeline reducer', () => {
     // A rejected approval lends its diff to nothing; an applied patch without one has none.
     expect(patches[1]).not.toHaveProperty('preview');
     expect(t.approvedPatch).toBeNull();
+  });
+
+  it('renders every event type the backend defines: none becomes a raw "Event x" row', () => {
+    // A sample of each type, in a run that has a call open so folded types have a home.
+    const payloads: Record<string, unknown> = {
+      'run.tool.call': { toolCallId: 'c9', name: 'run_shell', arguments: { command: 'ls' } },
+      'run.tool.delta': { toolCallId: 'c9', text: 'x' },
+      'run.tool.result': { toolCallId: 'c9', status: 'Succeeded', content: '' },
+      'run.approval.requested': { approvalId: 'a9', runId: 'run_1', toolCallId: 'c9', kind: 'shell', title: 'ls', subjectHash: 'h' },
+      'run.approval.resolved': { approvalId: 'a9', decision: 'approve_once' },
+      'run.patch.rejected': { toolCallId: 'c9', approvalId: 'a9', reason: 'drift' },
+      'runtime.version_drift': { runtime: 'acp', agent: 'gemini', version: '0.9', testedVersion: '0.8', message: 'untested' },
+      'run.workspace.conflict': { code: 'workspace_conflict', files: [{ path: 'a.go' }], message: 'm', next: 'n' },
+    };
+    for (const type of EVENT_TYPES) {
+      expect(RENDERED_AS[type], type).toBeTruthy();
+      const t = createTimeline();
+      const events: Ev[] = [ev(1, 'run.tool.call', payloads['run.tool.call'])];
+      events.push({ ...ev(2, type, payloads[type] ?? { path: 'a.go' }) });
+      applyEvents(t, events);
+      const raw = t.items.filter((i) => i.kind === 'other');
+      expect(raw, `${type} is shown as a raw row`).toEqual([]);
+    }
+    // The check can fail: a type this build does not know is still raw.
+    const t = createTimeline();
+    applyEvents(t, [ev(1, 'run.from.the.future', {})]);
+    expect(t.items.map((i) => i.kind)).toEqual(['other']);
+  });
+
+  it('never says Applying during an approved shell command, only while files are written', () => {
+    const t = createTimeline();
+    const shell = { approvalId: 'a1', runId: 'run_1', toolCallId: 'c1', kind: 'shell', title: 'make', subjectHash: 'h' };
+    applyEvents(t, [
+      ...opening().slice(0, 5),
+      ev(6, 'run.tool.call', { toolCallId: 'c1', name: 'run_shell', arguments: { command: 'make' } }),
+      ev(7, 'run.approval.requested', shell),
+      ev(8, 'run.status.changed', { from: 'Running', to: 'NeedsApproval' }),
+    ]);
+    expect(activity(t, 'Created')).toEqual({ kind: 'approval' });
+    applyEvents(t, [
+      ev(9, 'run.approval.resolved', { approvalId: 'a1', decision: 'approve_once' }),
+      ev(10, 'run.status.changed', { from: 'NeedsApproval', to: 'Applying' }),
+    ]);
+    expect(t.state).toBe('Applying');
+    expect(shownState(t, 'Created')).toBe('Running');
+    expect(activity(t, 'Created')).toMatchObject({ kind: 'tool', tool: { toolCallId: 'c1' } });
+    const patch = { approvalId: 'a2', runId: 'run_1', toolCallId: 'c2', kind: 'patch', title: 'X', subjectHash: 'h' };
+    applyEvents(t, [
+      ev(11, 'run.tool.result', { toolCallId: 'c1', status: 'Succeeded', content: '' }),
+      ev(12, 'run.status.changed', { from: 'Applying', to: 'Running' }),
+      ev(13, 'run.tool.call', { toolCallId: 'c2', name: 'write_file', arguments: { path: 'X' } }),
+      ev(14, 'run.approval.requested', patch),
+      ev(15, 'run.approval.resolved', { approvalId: 'a2', decision: 'approve_once' }),
+      ev(16, 'run.status.changed', { from: 'NeedsApproval', to: 'Applying' }),
+    ]);
+    expect(shownState(t, 'Created')).toBe('Applying');
+    expect(activity(t, 'Created')).toEqual({ kind: 'applying' });
+    applyEvents(t, [ev(17, 'run.completed', { doneReason: 'done' })]);
+    expect(activity(t, 'Created')).toBeNull();
+  });
+
+  it('formats elapsed time', () => {
+    expect([elapsed(0), elapsed(12_400), elapsed(65_000), elapsed(3_725_000), elapsed(-5)]).toEqual(['0 s', '12 s', '1:05', '1:02:05', '0 s']);
   });
 });

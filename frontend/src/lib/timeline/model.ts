@@ -1,9 +1,12 @@
 // The timeline of one run as rows for the run view, built from its events in
 // sequence order. applyEvents is the reducer: it drops duplicates, holds back
 // events that arrive after a hole until the hole is filled, merges streamed
-// message deltas into one row per message, folds tool results and file reads
-// into their call's row, and joins consecutive lifecycle transitions into one
-// row. It mutates the Timeline it is given, but never a row in place: a row
+// message deltas into one row per message, folds tool results, streamed
+// output, file reads and approvals into their call's row (so an approval sits
+// before its tool's result, where it happened), and keeps lifecycle
+// transitions out of the rows: the view shows them as one status line
+// (issue 21). Every known event type has a rendering (RENDERED_AS); a raw
+// "Event x" row is left only for types from a newer AgentHub. It mutates the Timeline it is given, but never a row in place: a row
 // that changes is replaced by a new object, so a view holding the rows raw
 // (not deeply proxied: a run may have 100,000 events) sees exactly which rows
 // changed by identity. Every step is O(1) in the length of the run.
@@ -15,13 +18,6 @@ export interface Step {
   reason?: string;
 }
 
-export interface LifecycleItem {
-  kind: 'lifecycle';
-  key: string;
-  seq: number;
-  at: string;
-  steps: Step[];
-}
 
 export interface MessageItem {
   kind: 'message';
@@ -54,6 +50,8 @@ export interface ToolItem {
   live?: string;
   reads: FileRead[];
   approvalId?: string;
+  /** The approval this call asked for, shown in its row before the result. */
+  approval?: ApprovalItem;
 }
 
 export interface ApprovalItem {
@@ -120,6 +118,25 @@ export interface AnnotationItem {
   notes: { label: string; text: string }[];
 }
 
+/**
+ * An event shown as one line of its own: a proposed or rejected change, an
+ * artifact, a runtime starting or drifting from its tested version, an event
+ * the runtime sent that could not be read, a workspace conflict, a
+ * compacted context. The view words it by type.
+ */
+export interface NoticeItem {
+  kind: 'notice';
+  key: string;
+  seq: number;
+  at: string;
+  type: EventType;
+  tone: 'neutral' | 'waiting' | 'bad';
+  /** The payload's fields the line names (all optional strings). */
+  fields: Record<string, string>;
+  files: string[];
+}
+
+/** An event type from a newer AgentHub: shown by its name (EV13). */
 export interface OtherItem {
   kind: 'other';
   key: string;
@@ -138,7 +155,62 @@ export interface GapItem {
   to: number;
 }
 
-export type Item = LifecycleItem | MessageItem | ToolItem | ApprovalItem | PatchItem | EndItem | AdvisoryItem | AnnotationItem | OtherItem | GapItem;
+export type Item = MessageItem | ToolItem | ApprovalItem | PatchItem | EndItem | AdvisoryItem | AnnotationItem | NoticeItem | OtherItem | GapItem;
+
+/**
+ * How each event type is rendered: as its own kind of row, folded into
+ * another row or the status line, or as a notice line. The Record type makes
+ * a new Go event type a compile error here, and a test applies one event of
+ * every type and fails on a raw row.
+ */
+export const RENDERED_AS: Readonly<Record<EventType, string>> = {
+  'run.created': 'status line',
+  'run.started': 'status line',
+  'run.status.changed': 'status line',
+  'run.completed': 'end row',
+  'run.failed': 'end row',
+  'run.cancelled': 'end row',
+  'runtime.unavailable': 'end row (the run.failed that follows names the code)',
+  'runtime.timeout': 'end row (the run.failed that follows names the code)',
+  'run.message.delta': 'message row',
+  'run.message.completed': 'message row',
+  'run.tool.call': 'tool row',
+  'run.tool.delta': 'tool row (live output)',
+  'run.tool.result': 'tool row (result)',
+  'run.file.read': 'tool row (files read), else a notice',
+  'run.approval.requested': "tool row (its call's approval), else an approval row",
+  'run.approval.resolved': 'the approval it resolves',
+  'run.patch.applied': 'patch row',
+  'run.checkpoint.created': 'counted (the end row and the undo list)',
+  'run.inference.annotated': 'annotation row',
+  'runtime.gating_advisory': 'advisory row',
+  'system.gap': 'gap row',
+  'run.diff.ready': 'notice',
+  'run.patch.proposed': 'notice',
+  'run.patch.rejected': 'notice',
+  'run.artifact.ready': 'notice',
+  'run.preview.ready': 'notice',
+  'run.context.compacted': 'notice',
+  'runtime.started': 'notice',
+  'runtime.version_drift': 'notice',
+  'schema.validation_failed': 'notice',
+  'run.workspace.conflict': 'notice',
+};
+
+/** Tone of each notice type. */
+const NOTICE_TONE: Partial<Record<EventType, NoticeItem['tone']>> = {
+  'run.diff.ready': 'neutral',
+  'run.patch.proposed': 'neutral',
+  'run.patch.rejected': 'bad',
+  'run.artifact.ready': 'neutral',
+  'run.preview.ready': 'neutral',
+  'run.context.compacted': 'neutral',
+  'runtime.started': 'neutral',
+  'runtime.version_drift': 'waiting',
+  'schema.validation_failed': 'waiting',
+  'run.workspace.conflict': 'bad',
+  'run.file.read': 'neutral',
+};
 
 export interface Timeline {
   /** The last sequence applied; events 1..last are in items. */
@@ -149,6 +221,8 @@ export interface Timeline {
   /** Set when a re-read is needed: re-read events after `last`. */
   needsFill: boolean;
   state: RunState | null;
+  /** Every lifecycle transition, oldest first: the status line's history. */
+  steps: Step[];
   end: EndItem | null;
   lastEventAt: string;
   checkpoints: number;
@@ -169,6 +243,7 @@ export function createTimeline(): Timeline {
     pending: [],
     needsFill: false,
     state: null,
+    steps: [],
     end: null,
     lastEventAt: '',
     checkpoints: 0,
@@ -255,13 +330,28 @@ function replace<T extends Item>(t: Timeline, idx: number, item: T, changes: Par
 
 function step(t: Timeline, ev: RunEvent, to: RunState, reason?: string): void {
   t.state = to;
-  const last = t.items.at(-1);
-  const s: Step = { to, at: ev.timestamp, ...(reason ? { reason } : {}) };
-  if (last?.kind === 'lifecycle') {
-    replace(t, t.items.length - 1, last, { steps: [...last.steps, s] });
-    return;
+  t.steps.push({ to, at: ev.timestamp, ...(reason ? { reason } : {}) });
+}
+
+/** The approval of row idx: an approval row's, or the one folded into a tool row. */
+function approvalAt(t: Timeline, idx: number | null | undefined): ApprovalItem | undefined {
+  const item = idx === null || idx === undefined ? undefined : t.items[idx];
+  if (item?.kind === 'approval') return item;
+  if (item?.kind === 'tool') return item.approval;
+  return undefined;
+}
+
+function notice(t: Timeline, ev: RunEvent, p: P): void {
+  const fields: Record<string, string> = {};
+  for (const [k, v] of Object.entries(p)) {
+    if (typeof v === 'string') fields[k] = v;
+    else if (typeof v === 'number' || typeof v === 'boolean') fields[k] = String(v);
   }
-  push(t, { kind: 'lifecycle', key: `l${ev.sequence}`, seq: ev.sequence, at: ev.timestamp, steps: [s] });
+  const files = Array.isArray(p.files)
+    ? (p.files as unknown[]).map((f) => (typeof f === 'string' ? f : str((f as P | null)?.path))).filter(Boolean)
+    : [];
+  const tone = NOTICE_TONE[ev.type as EventType] ?? 'neutral';
+  push(t, { kind: 'notice', key: `n${ev.sequence}`, seq: ev.sequence, at: ev.timestamp, type: ev.type as EventType, tone, fields, files });
 }
 
 function reduce(t: Timeline, ev: RunEvent): void {
@@ -280,7 +370,8 @@ function reduce(t: Timeline, ev: RunEvent): void {
       const id = str(p.toolCallId);
       const at = push(t, {
         kind: 'tool',
-        key: `t${id || ev.sequence}`,
+        // A call id seen before (a runtime that reuses ids) still needs a key of its own.
+        key: id && t.byTool[id] === undefined ? `t${id}` : `t${id}.${ev.sequence}`,
         seq: ev.sequence,
         at: ev.timestamp,
         toolCallId: id,
@@ -302,7 +393,11 @@ function reduce(t: Timeline, ev: RunEvent): void {
         replace(t, idx!, item, { result });
         const open = t.openTools.lastIndexOf(idx!);
         if (open >= 0) t.openTools.splice(open, 1);
-      } else push(t, { kind: 'other', key: `o${ev.sequence}`, seq: ev.sequence, at: ev.timestamp, type: ev.type });
+      } else {
+        // A result whose call this timeline never saw (a resumed run's first
+        // page): its own tool row, named by what the result says.
+        push(t, { kind: 'tool', key: `t${id}.${ev.sequence}`, seq: ev.sequence, at: ev.timestamp, toolCallId: id, name: str(p.name) || str(p.tool), arguments: null, result, reads: [] });
+      }
       return;
     }
     case 'run.tool.delta': {
@@ -317,25 +412,33 @@ function reduce(t: Timeline, ev: RunEvent): void {
       const idx = t.openTools.at(-1);
       const open = idx === undefined ? undefined : t.items[idx];
       if (open?.kind === 'tool') replace(t, idx!, open, { reads: [...open.reads, read] });
-      else push(t, { kind: 'other', key: `o${ev.sequence}`, seq: ev.sequence, at: ev.timestamp, type: ev.type });
+      else notice(t, ev, p);
       return;
     }
     case 'run.approval.requested': {
       const req = ev.payload as ApprovalRequest;
-      const at = push(t, { kind: 'approval', key: `a${req.approvalId}`, seq: ev.sequence, at: ev.timestamp, request: req, resolved: null });
-      t.byApproval[req.approvalId] = at;
+      const appr: ApprovalItem = { kind: 'approval', key: `a${req.approvalId}`, seq: ev.sequence, at: ev.timestamp, request: req, resolved: null };
       const idx = req.toolCallId ? t.byTool[req.toolCallId] : undefined;
       const tool = idx === undefined ? undefined : t.items[idx];
-      if (tool?.kind === 'tool') replace(t, idx!, tool, { approvalId: req.approvalId });
+      if (tool?.kind === 'tool' && !tool.result) {
+        // In its call's row, before the result it lets through.
+        replace(t, idx!, tool, { approvalId: req.approvalId, approval: appr });
+        t.byApproval[req.approvalId] = idx!;
+        return;
+      }
+      t.byApproval[req.approvalId] = push(t, appr);
       return;
     }
     case 'run.approval.resolved': {
       const idx = t.byApproval[str(p.approvalId)];
-      const item = idx === undefined ? undefined : t.items[idx];
-      if (item?.kind === 'approval') {
+      const appr = approvalAt(t, idx);
+      if (appr) {
         const decision = str(p.decision) as DecisionKind;
-        replace(t, idx!, item, { resolved: { decision, reason: str(p.reason), resolver: str(p.resolver), at: ev.timestamp } });
-        const writes = item.request.kind === 'patch' || item.request.kind === 'write';
+        const next: ApprovalItem = { ...appr, resolved: { decision, reason: str(p.reason), resolver: str(p.resolver), at: ev.timestamp } };
+        const row = t.items[idx!]!;
+        if (row.kind === 'tool') replace(t, idx!, row, { approval: next });
+        else t.items[idx!] = next;
+        const writes = appr.request.kind === 'patch' || appr.request.kind === 'write';
         if (writes && !decision.startsWith('reject')) t.approvedPatch = idx!;
       }
       return;
@@ -344,8 +447,8 @@ function reduce(t: Timeline, ev: RunEvent): void {
       const files = Array.isArray(p.files) ? (p.files as P[]).map((f) => ({ path: str(f.path), action: str(f.action) })) : [];
       const item: PatchItem = { kind: 'patch', key: `p${ev.sequence}`, seq: ev.sequence, at: ev.timestamp, tool: str(p.tool), files, checkpointId: str(p.checkpointId) };
       // The approval just granted for this change carries its diff.
-      const appr = t.approvedPatch === null ? undefined : t.items[t.approvedPatch];
-      if (appr?.kind === 'approval') item.preview = appr.request.preview;
+      const appr = approvalAt(t, t.approvedPatch);
+      if (appr) item.preview = appr.request.preview;
       t.approvedPatch = null;
       const h = p.hunks as P | undefined;
       if (h && typeof h === 'object' && Array.isArray(h.approved)) {
@@ -357,6 +460,22 @@ function reduce(t: Timeline, ev: RunEvent): void {
     case 'run.checkpoint.created':
       t.checkpoints++;
       return;
+    case 'runtime.unavailable':
+    case 'runtime.timeout':
+      // The run.failed that follows carries the code, message and next
+      // step: the end row says it once.
+      return;
+    case 'run.diff.ready':
+    case 'run.patch.proposed':
+    case 'run.patch.rejected':
+    case 'run.artifact.ready':
+    case 'run.preview.ready':
+    case 'run.context.compacted':
+    case 'runtime.started':
+    case 'runtime.version_drift':
+    case 'schema.validation_failed':
+    case 'run.workspace.conflict':
+      return notice(t, ev, p);
     case 'runtime.gating_advisory': {
       const kinds = Array.isArray(p.kinds) ? (p.kinds as unknown[]).map(str) : [];
       push(t, { kind: 'advisory', key: `g${ev.sequence}`, seq: ev.sequence, at: ev.timestamp, runtime: str(p.runtime), kinds, acceptedBy: str(p.acceptedBy) });
