@@ -23,11 +23,22 @@ function setup(request: ApprovalRequest, fail?: ApiError) {
 const settle = () => new Promise((r) => setTimeout(r, 0));
 
 describe('ApprovalDialog', () => {
-  it('is a labelled modal that takes focus itself, not an approve button', () => {
+  it('is a labelled modal that puts focus on the decisions, not a button nor the reason box', () => {
     const { dialog } = setup(shellRequest);
     expect(dialog).toHaveAttribute('aria-modal', 'true');
     expect(dialog).toHaveAccessibleName('Run: git status --short');
-    expect(dialog).toHaveFocus();
+    expect(screen.getByRole('group', { name: 'Decision' })).toHaveFocus();
+    expect(screen.getByLabelText('Reason for the agent')).not.toHaveFocus();
+  });
+
+  it('pressing A right after it opens approves (issue 21: A typed "a" into the reason box)', async () => {
+    const { decisions } = setup(patchRequest);
+    const target = document.activeElement!;
+    expect(target.tagName).not.toBe('TEXTAREA');
+    await fireEvent.keyDown(target, { key: 'a' });
+    await settle();
+    expect(decisions.map((d) => d.decision)).toEqual(['approve_once']);
+    expect((screen.getByLabelText('Reason for the agent') as HTMLTextAreaElement).value).toBe('');
   });
 
   it('Esc, the backdrop and the close button dismiss without deciding', async () => {
@@ -117,8 +128,8 @@ describe('ApprovalDialog', () => {
     expect(rows[2]!.querySelector('mark')).toHaveTextContent('new');
 
     await fireEvent.click(screen.getByLabelText('Include change 1 of NOTES.md'));
-    expect(screen.getByText('Only the selected changes (1) will be approved.')).toBeInTheDocument();
-    await fireEvent.click(screen.getByRole('button', { name: /^Approve once/ }));
+    expect(screen.getByTestId('approval-effect')).toHaveTextContent(/^Only the selected changes \(1\) will be approved\.$/);
+    await fireEvent.click(screen.getByRole('button', { name: /^Approve selected \(1 of 2\)/ }));
     await settle();
     expect(decisions).toEqual([
       { approvalId: 'apr_patch', toolCallId: 'call_s3_1', decision: 'approve_once', subjectHash: 'sha256:patchpatch', hunks: [{ path: 'NOTES.md', index: 1 }] },
@@ -141,7 +152,7 @@ describe('ApprovalDialog', () => {
   it('with every hunk unchecked, nothing can be approved, only rejected', async () => {
     const { decisions, dialog } = setup(patchRequest);
     await fireEvent.click(screen.getByLabelText('Include all changes to NOTES.md'));
-    expect(screen.getByRole('button', { name: /^Approve once/ })).toBeDisabled();
+    expect(screen.getByRole('button', { name: /^Approve selected \(0 of 2\)/ })).toBeDisabled();
     expect(screen.getByRole('button', { name: /^Approve for this run/ })).toBeDisabled();
     await fireEvent.keyDown(dialog, { key: 'a' });
     await settle();
@@ -151,13 +162,125 @@ describe('ApprovalDialog', () => {
     expect(decisions.map((d) => d.decision)).toEqual(['reject_and_stop']);
   });
 
-  it('offers always-allow only with the rule it adds', () => {
+  it('keeps always-allow in view, disabled with the reason, when no rule describes the request', () => {
     const plain = setup(shellRequest);
-    expect(screen.queryByRole('button', { name: 'Always allow in this workspace' })).toBeNull();
+    const always = screen.getByRole('button', { name: 'Always allow in this workspace' });
+    expect(always).toBeDisabled();
+    expect(always).toHaveAccessibleDescription(/no rule can describe exactly this request/);
+    expect(screen.getByTestId('scope-off')).toHaveTextContent('Always allow in this workspace: unavailable, no rule can describe exactly this request.');
     plain.unmount();
     setup({ ...shellRequest, grantPreview: 'shell: git status --short in tour' });
     expect(screen.getByRole('button', { name: 'Always allow in this workspace' })).toBeEnabled();
-    expect(screen.getByTestId('approval-grant')).toHaveTextContent('Adds the rule: shell: git status --short in tour');
+    expect(screen.queryByTestId('scope-off')).toBeNull();
+  });
+
+  it('says what each decision does before the click, following the focused button', async () => {
+    setup({ ...shellRequest, grantPreview: 'shell: git status --short in tour', rule_location: { site: 'data', path: 'policy/ws_1.toml' } });
+    const effect = screen.getByTestId('approval-effect');
+    expect(effect).toHaveTextContent(/^Approve once: this call runs now\. Nothing is remembered/);
+    await fireEvent.focus(screen.getByRole('button', { name: 'Approve for this run' }));
+    expect(effect).toHaveTextContent(/^Approve for this run: .* until this run ends\. Nothing is saved\./);
+    await fireEvent.focus(screen.getByRole('button', { name: 'Always allow in this workspace' }));
+    expect(effect).toHaveTextContent(
+      'Always allow: adds the rule “shell: git status --short in tour” to the AgentHub data directory (policy/ws_1.toml), outside your repository. It applies to every future run in this workspace until you remove it in Settings.',
+    );
+    await fireEvent.focus(screen.getByRole('button', { name: /^Reject and stop/ }));
+    expect(effect).toHaveTextContent('Reject and stop: nothing runs and the run ends.');
+  });
+
+  it('a workspace rule asks for confirmation and says where it is written', async () => {
+    const { decisions } = setup({
+      ...shellRequest,
+      grantPreview: 'shell: git status --short in tour',
+      rule_location: { site: 'repository', path: '.agenthub/policy.toml' },
+    });
+    await fireEvent.click(screen.getByRole('button', { name: 'Always allow in this workspace' }));
+    await settle();
+    expect(decisions).toEqual([]);
+    expect(screen.getByTestId('rule-confirm-body')).toHaveTextContent(
+      '“shell: git status --short in tour” will be written to the repository file .agenthub/policy.toml (git will show it).',
+    );
+    expect(screen.getByRole('button', { name: 'Add the rule and approve' })).toHaveFocus();
+    // Cancel (or Esc) decides nothing and closes only the confirmation.
+    await fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
+    await settle();
+    expect(screen.queryByTestId('rule-confirm')).toBeNull();
+    expect(decisions).toEqual([]);
+    await fireEvent.click(screen.getByRole('button', { name: 'Always allow in this workspace' }));
+    await settle();
+    await fireEvent.click(screen.getByRole('button', { name: 'Add the rule and approve' }));
+    await settle();
+    expect(decisions.map((d) => d.decision)).toEqual(['always_allow_workspace']);
+  });
+
+  it('a partial selection approves once only: wider scopes are disabled with the reason', async () => {
+    setup({ ...patchRequest, grantPreview: 'patch: NOTES.md in tour' });
+    const run = screen.getByRole('button', { name: 'Approve for this run' });
+    const always = screen.getByRole('button', { name: 'Always allow in this workspace' });
+    expect(run).toBeEnabled();
+    expect(always).toBeEnabled();
+    await fireEvent.click(screen.getByLabelText('Include change 2 of NOTES.md'));
+    expect(screen.getByRole('button', { name: /^Approve selected \(1 of 2\)/ })).toBeEnabled();
+    expect(run).toBeDisabled();
+    expect(always).toBeDisabled();
+    expect(screen.getAllByTestId('scope-off')).toHaveLength(1);
+    expect(screen.getByTestId('scope-off')).toHaveTextContent(
+      'Always allow in this workspace / Approve for this run: unavailable, part of the change is left out, and a partial approval applies once only.',
+    );
+    expect(run).toHaveAccessibleDescription(/a partial approval applies once only/);
+  });
+
+  it('J/K move between hunks, Space toggles the focused one, L chooses its lines', async () => {
+    const { decisions } = setup(patchRequest);
+    const hunks = screen.getAllByTestId('diff-hunk');
+    await fireEvent.keyDown(document.activeElement!, { key: 'j' });
+    expect(hunks[0]).toHaveFocus();
+    await fireEvent.keyDown(hunks[0]!, { key: 'j' });
+    expect(hunks[1]).toHaveFocus();
+    await fireEvent.keyDown(hunks[1]!, { key: 'k' });
+    expect(hunks[0]).toHaveFocus();
+    // Space leaves the first hunk out, and includes it again.
+    await fireEvent.keyDown(hunks[0]!, { key: ' ' });
+    expect(screen.getByLabelText('Include change 1 of NOTES.md')).not.toBeChecked();
+    expect(screen.getByRole('button', { name: /^Approve selected \(1 of 2\)/ })).toBeInTheDocument();
+    await fireEvent.keyDown(hunks[0]!, { key: ' ' });
+    expect(screen.getByLabelText('Include change 1 of NOTES.md')).toBeChecked();
+    // L: the first hunk line by line; leave its removal of "old line" out.
+    await fireEvent.keyDown(hunks[0]!, { key: 'l' });
+    expect(within(hunks[0]!).getByRole('button', { name: 'Whole change' })).toHaveAttribute('aria-pressed', 'true');
+    const boxes = within(hunks[0]!).getAllByTestId('diff-line-select');
+    expect(boxes.map((b) => b.getAttribute('aria-label'))).toEqual([
+      'Include the removal of line 2 of NOTES.md',
+      'Include added line 2 of NOTES.md',
+    ]);
+    await fireEvent.click(boxes[0]!);
+    expect(boxes[0]!.closest('tr')).toHaveClass('left-out');
+    expect(screen.getByTestId('approval-effect')).toHaveTextContent(/^Only the selected lines \(2\) will be applied; the agent is told each line left out\./);
+    await fireEvent.click(screen.getByRole('button', { name: /^Approve selected \(2 of 3\)/ }));
+    await settle();
+    expect(decisions.map((d) => d.hunks)).toEqual([
+      [
+        { path: 'NOTES.md', index: 0, lines: [2] },
+        { path: 'NOTES.md', index: 1 },
+      ],
+    ]);
+  });
+
+  it('shows each identical policy trace step once', () => {
+    const step = { rule: 'default:shell', pattern: '', matched: true, verdict: 'ask' as const };
+    setup({ ...shellRequest, policyTrace: [step, step, { ...step }] });
+    expect(within(screen.getByTestId('policy-trace')).getAllByText('default:shell')).toHaveLength(1);
+  });
+
+  it('lists only the keys that work', () => {
+    const shell = setup(shellRequest);
+    expect(screen.getByTestId('approval-keys')).toHaveTextContent('A: approve · R: reject and tell · Esc: close without deciding');
+    expect(screen.getByTestId('approval-keys')).not.toHaveTextContent(/J\/K|Space/);
+    shell.unmount();
+    setup(patchRequest);
+    expect(screen.getByTestId('approval-keys')).toHaveTextContent(
+      'J/K or N/P: next or previous change · Space: include or leave out the focused change · L: choose its lines · A: approve',
+    );
   });
 
   it('push needs its name typed before it can be approved', async () => {

@@ -214,6 +214,8 @@ void approvalFieldsMatchGo;
 export interface HunkRef {
   path: string;
   index: number;
+  /** Indexes into the hunk's lines of the added and deleted lines to apply; absent: the whole hunk. */
+  lines?: number[];
 }
 
 /** What the UI sends; the server stamps decisionId, actor and surface. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { patchRequest, pushRequest, shellRequest } from '../testdata/approvals';
-import { buildDecision, confirmWord, displayCwd, hunkRefs, initialSelection, patchFiles, tier } from '.';
+import { buildDecision, confirmWord, displayCwd, hunkRefs, initialSelection, patchFiles, ruleLocation, selectedCount, tier, uniqueTrace } from '.';
 
 describe('approval helpers', () => {
   it('frames read-only review apart from writes, commands and releases', () => {
@@ -40,6 +40,33 @@ describe('approval helpers', () => {
     expect(buildDecision(patchRequest, 'approve_for_run', { selection: sel }).hunks).toEqual([{ path: 'NOTES.md', index: 1 }]);
     // A rejection never carries hunks.
     expect(buildDecision(patchRequest, 'reject_and_stop', { selection: sel }).hunks).toBeUndefined();
+  });
+
+  it('sends the chosen lines of a hunk chosen line by line, and counts lines then', () => {
+    const files = patchFiles(patchRequest.preview);
+    const sel = initialSelection(files);
+    // Hunk 0 line by line with every changed line kept is still the whole patch.
+    expect(hunkRefs(sel, { 'NOTES.md': { 0: [1, 2] } }, files)).toBeUndefined();
+    expect(selectedCount(sel, { 'NOTES.md': { 0: [2, 1] } }, files)).toEqual({ selected: 3, total: 3, unit: 'lines' });
+    // Only the added line of hunk 0; hunk 1 whole: sorted indexes into the hunk's lines.
+    expect(selectedCount(sel, { 'NOTES.md': { 0: [2] } }, files)).toEqual({ selected: 2, total: 3, unit: 'lines' });
+    expect(buildDecision(patchRequest, 'approve_once', { selection: sel, picks: { 'NOTES.md': { 0: [2] } }, files }).hunks).toEqual([
+      { path: 'NOTES.md', index: 0, lines: [2] },
+      { path: 'NOTES.md', index: 1 },
+    ]);
+    // No line kept: the hunk is left out.
+    expect(hunkRefs({ 'NOTES.md': [false, true] }, { 'NOTES.md': { 0: [] } }, files)).toEqual([{ path: 'NOTES.md', index: 1 }]);
+    // A preview whose parsed lines do not match the model cannot be chosen from.
+    const bad = structuredClone(patchRequest.preview) as { diff: { hunks: { lines: unknown[] }[] } };
+    bad.diff.hunks[0]!.lines.pop();
+    expect(patchFiles(bad)[0]!.selectable).toBe(false);
+  });
+
+  it('shows each identical trace step once and reads where a rule is written', () => {
+    const a = { rule: 'default:shell', pattern: '', matched: true, verdict: 'ask' };
+    expect(uniqueTrace([a, { ...a }, { ...a, matched: false }, a])).toEqual([a, { ...a, matched: false }]);
+    expect(ruleLocation({ ...shellRequest, rule_location: { site: 'data', path: 'policy/w.toml' } })).toEqual({ site: 'data', path: 'policy/w.toml' });
+    expect(ruleLocation(shellRequest)).toBeNull();
   });
 
   it('sends the reason with rejections and partial approvals only', () => {

@@ -61,7 +61,11 @@ function one(p: Rec): PatchFile | null {
     operation: typeof p.operation === 'string' ? p.operation : '',
     binary: !!model?.binary || file.binary,
     omitted: model?.omitted ? model.omitted.detail || model.omitted.reason : '',
-    selectable: modelHunks > 0 && modelHunks === file.hunks.length,
+    // Hunk and line indexes go back to Go as they are: they must be the model's.
+    selectable:
+      modelHunks > 0 &&
+      modelHunks === file.hunks.length &&
+      file.hunks.every((h, i) => h.lines.length === (model?.hunks?.[i]?.lines?.length ?? -1)),
   };
 }
 
@@ -76,33 +80,85 @@ export function patchFiles(preview: unknown): PatchFile[] {
 /** Hunk selection per file path; every hunk starts selected. */
 export type Selection = Record<string, boolean[]>;
 
+/**
+ * Hunks chosen line by line, by file path and hunk index: the indexes (into
+ * the hunk's lines) of the added and deleted lines kept. A hunk absent here
+ * is chosen whole or not at all, by Selection.
+ */
+export type LinePicks = Record<string, Record<number, number[]>>;
+
 export function initialSelection(files: PatchFile[]): Selection {
   const s: Selection = {};
   for (const f of files) if (f.selectable) s[f.file.path] = f.file.hunks.map(() => true);
   return s;
 }
 
-export function selectedCount(s: Selection): { selected: number; total: number } {
+/** Indexes of a hunk's added and deleted lines: what a line choice can pick. */
+export function changedLines(hunk: { lines: readonly { op: string }[] }): number[] {
+  const out: number[] = [];
+  hunk.lines.forEach((l, i) => l.op !== 'context' && out.push(i));
+  return out;
+}
+
+export interface Counts {
+  selected: number;
+  total: number;
+  /** What is counted: hunks, or changed lines once any hunk is chosen line by line. */
+  unit: 'hunks' | 'lines';
+}
+
+/**
+ * How much of the change is selected. Counted in hunks until a hunk is
+ * chosen line by line, then in changed lines (of every selectable hunk).
+ */
+export function selectedCount(s: Selection, picks: LinePicks = {}, files: PatchFile[] = []): Counts {
+  const byLines = Object.values(picks).some((h) => Object.keys(h).length > 0);
   let selected = 0;
   let total = 0;
-  for (const hunks of Object.values(s)) {
-    total += hunks.length;
-    selected += hunks.filter(Boolean).length;
+  for (const [path, hunks] of Object.entries(s)) {
+    const file = files.find((f) => f.file.path === path)?.file;
+    hunks.forEach((on, i) => {
+      if (!byLines) {
+        total++;
+        if (on) selected++;
+        return;
+      }
+      const changed = file?.hunks[i] ? changedLines(file.hunks[i]).length : 1;
+      total += changed;
+      const p = picks[path]?.[i];
+      selected += p ? p.length : on ? changed : 0;
+    });
   }
-  return { selected, total };
+  return { selected, total, unit: byLines ? 'lines' : 'hunks' };
 }
 
 /** The hunks to send: undefined when everything is selected (the whole patch). */
-export function hunkRefs(s: Selection): HunkRef[] | undefined {
-  const { selected, total } = selectedCount(s);
+export function hunkRefs(s: Selection, picks: LinePicks = {}, files: PatchFile[] = []): HunkRef[] | undefined {
+  const { selected, total } = selectedCount(s, picks, files);
   if (selected === total) return undefined;
   const refs: HunkRef[] = [];
-  for (const [path, hunks] of Object.entries(s)) hunks.forEach((on, index) => on && refs.push({ path, index }));
+  for (const [path, hunks] of Object.entries(s)) {
+    const file = files.find((f) => f.file.path === path)?.file;
+    hunks.forEach((on, index) => {
+      const p = picks[path]?.[index];
+      if (!p) {
+        if (on) refs.push({ path, index });
+        return;
+      }
+      if (p.length === 0) return;
+      const all = file?.hunks[index] ? changedLines(file.hunks[index]).length : -1;
+      refs.push(p.length === all ? { path, index } : { path, index, lines: [...p].sort((a, b) => a - b) });
+    });
+  }
   return refs;
 }
 
 /** The Decision a button sends: always with the subject hash the reviewer saw. */
-export function buildDecision(req: ApprovalRequest, decision: DecisionKind, o: { reason?: string; selection?: Selection } = {}): Decision {
+export function buildDecision(
+  req: ApprovalRequest,
+  decision: DecisionKind,
+  o: { reason?: string; selection?: Selection; picks?: LinePicks; files?: PatchFile[] } = {},
+): Decision {
   const d: Decision = {
     approvalId: req.approvalId,
     toolCallId: req.toolCallId,
@@ -110,7 +166,7 @@ export function buildDecision(req: ApprovalRequest, decision: DecisionKind, o: {
     subjectHash: req.subjectHash,
   };
   if (approves(decision) && o.selection) {
-    const hunks = hunkRefs(o.selection);
+    const hunks = hunkRefs(o.selection, o.picks, o.files);
     if (hunks) d.hunks = hunks;
   }
   // The reason is for the agent: with a rejection, or with the hunks an
@@ -118,6 +174,28 @@ export function buildDecision(req: ApprovalRequest, decision: DecisionKind, o: {
   const reason = o.reason?.trim();
   if (reason && (!approves(decision) || d.hunks)) d.reason = reason;
   return d;
+}
+
+/** Where "always allow in this workspace" writes its rule, as the request says (issue 21). */
+export interface RuleLocation {
+  site: string;
+  path: string;
+}
+
+export function ruleLocation(req: ApprovalRequest): RuleLocation | null {
+  const loc = (req as { rule_location?: unknown }).rule_location;
+  return isRec(loc) && typeof loc.site === 'string' && typeof loc.path === 'string' ? { site: loc.site, path: loc.path } : null;
+}
+
+/** A policy trace with each identical step shown once, in first-seen order. */
+export function uniqueTrace<T extends { rule: string; pattern?: string; matched?: boolean; verdict?: string }>(trace: readonly T[]): T[] {
+  const seen = new Set<string>();
+  return trace.filter((s) => {
+    const key = JSON.stringify([s.rule, s.pattern ?? '', !!s.matched, s.verdict ?? '']);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /** Workspace-relative working directory for display ("." is the root). */

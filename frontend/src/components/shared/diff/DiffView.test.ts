@@ -103,6 +103,38 @@ describe('DiffView', () => {
     ]);
   });
 
+  it('offers one checkbox per added or removed line of a hunk chosen line by line, unified and side by side', async () => {
+    const calls: unknown[] = [];
+    render(DiffView, {
+      files: [{ file: file(TWO_HUNKS), selectable: true }],
+      selection: { 'src/app.ts': [true, true] },
+      picks: { 'src/app.ts': { 0: [2] } },
+      onSelect: () => {},
+      onLineMode: (...a: unknown[]) => calls.push(['mode', ...a]),
+      onPickLine: (...a: unknown[]) => calls.push(['line', ...a]),
+    });
+    const [first, second] = screen.getAllByTestId('diff-hunk');
+    // Only the hunk in line mode has line boxes; context lines never do.
+    expect(within(second!).queryAllByTestId('diff-line-select')).toEqual([]);
+    const boxes = within(first!).getAllByTestId('diff-line-select') as HTMLInputElement[];
+    expect(boxes.map((b) => [b.dataset.line, b.checked])).toEqual([
+      ['1', false],
+      ['2', true],
+    ]);
+    expect(boxes[0]!.closest('tr')).toHaveClass('left-out');
+    await fireEvent.click(boxes[0]!);
+    await fireEvent.click(within(second!).getByRole('button', { name: 'Choose lines' }));
+    await fireEvent.click(within(first!).getByRole('button', { name: 'Whole change' }));
+    expect(calls).toEqual([
+      ['line', 'src/app.ts', 0, 1, true],
+      ['mode', 'src/app.ts', 1, true],
+      ['mode', 'src/app.ts', 0, false],
+    ]);
+    await fireEvent.click(within(screen.getByTestId('diff-mode-split')).getByRole('radio'));
+    const split = within(screen.getAllByTestId('diff-hunk')[0]!).getAllByTestId('diff-line-select');
+    expect(split.map((b) => b.getAttribute('aria-label'))).toEqual(['Include the removal of line 2 of src/app.ts', 'Include added line 2 of src/app.ts']);
+  });
+
   it('renders only a window of a 10,000-line diff', async () => {
     const lines = Array.from({ length: 10_000 }, (_, i) => `+row ${i}`).join('\n');
     render(DiffView, { files: [{ file: file(`--- /dev/null\n+++ b/big.txt\n@@ -0,0 +1,10000 @@\n${lines}\n`) }] });

@@ -1,0 +1,142 @@
+// Per-line review in the browser, end to end (issue 18): a playbook rewrites
+// every third line of a committed file, which is one hunk; at 800×600 the
+// reviewer moves to it with J, leaves it out with Space, chooses lines with
+// L and ticks exactly two (the removal and the addition of line 6); only
+// that rewrite lands on disk, and the playbook's next step checks that the
+// agent was told each line left out (else the run fails). Also: the dialog
+// opens with focus on the decisions, the wider scopes are disabled with the
+// reason, and the diff gets most of the dialog's height. Against the real
+// `agenthub serve` in the system Chromium. Env as serve.test.mjs.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { ARTIFACTS, CHROMIUM, startServer, stopServer } from './harness.mjs';
+
+const lines = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`);
+const original = lines.join('\n') + '\n';
+const everyThird = lines.map((l, i) => ((i + 1) % 3 === 0 ? `${l} (rewritten)` : l)).join('\n') + '\n';
+const sixOnly = lines.map((l, i) => (i === 5 ? `${l} (rewritten)` : l)).join('\n') + '\n';
+
+const playbook = `version = 1
+name = "every-third"
+
+[[step]]
+say = "I'll rewrite every third line of notes.txt."
+[[step.call]]
+tool = "write_file"
+args = { path = "notes.txt", content = """
+${everyThird}""" }
+
+[[step]]
+expect = ['old line 3 "line 3" was kept', '"line 9 (rewritten)" was not added', 'only line 6']
+say = "Understood: only line 6 was rewritten."
+`;
+
+let scratch = '';
+/** @type {{ proc: import('node:child_process').ChildProcess, url: string, origin: string, token: string }} */
+let server;
+/** @type {import('playwright-core').BrowserContext} */
+let context;
+
+before(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'agenthub-lines-'));
+  await mkdir(ARTIFACTS, { recursive: true });
+  const home = join(scratch, 'home');
+  await mkdir(join(home, 'profiles'), { recursive: true });
+  await writeFile(join(home, 'profiles', 'every-third.playbook.toml.txt'), playbook);
+  await writeFile(
+    join(home, 'profiles', 'every-third.toml'),
+    'name = "every-third"\nruntime = "script"\nplaybook = "every-third.playbook.toml.txt"\n',
+  );
+  server = await startServer(home);
+  context = await chromium.launchPersistentContext(join(scratch, 'profile'), {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 800, height: 600 },
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+  });
+});
+
+after(async () => {
+  await context?.close();
+  if (server) await stopServer(server);
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+});
+
+test('choose two lines of a one-hunk rewrite at 800×600: exactly those lines are written', async () => {
+  const dir = await mkdtemp(join(scratch, 'ws-'));
+  const git = (...args) => execFileSync('git', ['-c', 'user.name=e2e', '-c', 'user.email=e2e@example.com', ...args], { cwd: dir });
+  git('init', '-q');
+  await writeFile(join(dir, 'notes.txt'), original);
+  git('add', 'notes.txt');
+  git('commit', '-q', '-m', 'init');
+  const res = await fetch(server.origin + '/api/workspaces', {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${server.token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ path: dir }),
+  });
+  assert.equal(res.status, 200, await res.clone().text());
+  const ws = await res.json();
+
+  const page = context.pages()[0] ?? (await context.newPage());
+  page.setDefaultTimeout(30_000);
+  await page.goto(server.url);
+  await page.getByTestId('nav-new-run').click();
+  await page.getByTestId('new-run-workspace').selectOption(ws.id);
+  await page.getByTestId('new-run-profile').selectOption('every-third');
+  await page.getByTestId('new-run-task').fill('rewrite every third line');
+  await page.getByTestId('new-run-submit').click();
+
+  const dialog = page.locator('[data-testid="approval-dialog"][data-kind="patch"]');
+  await dialog.waitFor();
+  // Focus is on the decisions, never in the reason box.
+  await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'approval-decisions');
+  const hunks = dialog.getByTestId('diff-hunk');
+  assert.equal(await hunks.count(), 1, 'a rewrite of every third line is one hunk');
+
+  // J focuses the hunk, Space leaves it out, L chooses its lines (none kept).
+  await page.keyboard.press('j');
+  await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'diff-hunk');
+  await page.keyboard.press(' ');
+  assert.equal(await dialog.getByTestId('diff-hunk-select').isChecked(), false);
+  await page.keyboard.press('l');
+  const boxes = dialog.getByTestId('diff-line-select');
+  assert.equal(await boxes.count(), 12, 'six rewrites: six removals and six additions');
+  await dialog.getByLabel('Include the removal of line 6 of notes.txt').check();
+  await dialog.getByLabel('Include added line 6 of notes.txt').check();
+  const approve = dialog.getByTestId('decide-approve_once');
+  assert.match(await approve.innerText(), /^Approve selected \(2 of 12\)/);
+  assert.equal(await dialog.getByTestId('decide-approve_for_run').isDisabled(), true);
+  assert.match(await dialog.getByTestId('scope-off').first().innerText(), /a partial approval applies once/);
+  await dialog.getByTestId('approval-reason').fill('only line 6');
+
+  // The diff gets most of the dialog's height at 800×600.
+  const box = await dialog.boundingBox();
+  const visibleDiff = await page.evaluate(() => {
+    const body = document.querySelector('[data-testid="approval-dialog"] .body')?.getBoundingClientRect();
+    const diff = document.querySelector('[data-testid="patch-preview"]')?.getBoundingClientRect();
+    return body && diff ? Math.min(body.bottom, diff.bottom) - Math.max(body.top, diff.top) : 0;
+  });
+  await page.screenshot({ path: join(ARTIFACTS, 'lines-800x600.png') });
+  assert.ok(box && box.height <= 600, `the dialog fits the window (${box?.height})`);
+  assert.ok(visibleDiff >= 0.5 * box.height, `the diff shows ${visibleDiff}px of a ${box.height}px dialog`);
+  assert.equal(await readFile(join(dir, 'notes.txt'), 'utf8'), original, 'nothing is written before the decision');
+
+  await approve.click();
+
+  // Completed only if the agent was told each line left out (the playbook's expect).
+  await page
+    .locator('[data-testid="run-state"][data-state="Completed"]')
+    .waitFor()
+    .catch(async (err) => {
+      const runId = await page.getByTestId('run-view').getAttribute('data-run-id');
+      const run = await fetch(`${server.origin}/api/runs/${runId}`, { headers: { Authorization: `Bearer ${server.token}` } });
+      throw new Error(`the run did not complete: ${await run.text()}`, { cause: err });
+    });
+  assert.equal(await readFile(join(dir, 'notes.txt'), 'utf8'), sixOnly, 'exactly the two chosen lines are applied');
+  await page.screenshot({ path: join(ARTIFACTS, 'lines-completed-800x600.png') });
+});
