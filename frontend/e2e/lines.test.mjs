@@ -5,7 +5,8 @@
 // that rewrite lands on disk, and the playbook's next step checks that the
 // agent was told each line left out (else the run fails). Also: the dialog
 // opens with focus on the decisions, the wider scopes are disabled with the
-// reason, and the diff gets most of the dialog's height. Against the real
+// reason, and the diff gets at least half of the dialog's height (also at
+// 900×700). Against the real
 // `agenthub serve` in the system Chromium. Env as serve.test.mjs.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -114,16 +115,23 @@ test('choose two lines of a one-hunk rewrite at 800×600: exactly those lines ar
   assert.match(await dialog.getByTestId('scope-off').first().innerText(), /a partial approval applies once/);
   await dialog.getByTestId('approval-reason').fill('only line 6');
 
-  // The diff gets most of the dialog's height at 800×600.
-  const box = await dialog.boundingBox();
-  const visibleDiff = await page.evaluate(() => {
-    const body = document.querySelector('[data-testid="approval-dialog"] .body')?.getBoundingClientRect();
-    const diff = document.querySelector('[data-testid="patch-preview"]')?.getBoundingClientRect();
-    return body && diff ? Math.min(body.bottom, diff.bottom) - Math.max(body.top, diff.top) : 0;
-  });
-  await page.screenshot({ path: join(ARTIFACTS, 'lines-800x600.png') });
-  assert.ok(box && box.height <= 600, `the dialog fits the window (${box?.height})`);
-  assert.ok(visibleDiff >= 0.5 * box.height, `the diff shows ${visibleDiff}px of a ${box.height}px dialog`);
+  // The diff gets at least half of the dialog's height at 800×600 and 900×700.
+  for (const [width, height] of [
+    [900, 700],
+    [800, 600],
+  ]) {
+    await page.setViewportSize({ width, height });
+    await page.waitForFunction((h) => window.innerHeight === h, height);
+    const box = await dialog.boundingBox();
+    const visibleDiff = await page.evaluate(() => {
+      const body = document.querySelector('[data-testid="approval-dialog"] .body')?.getBoundingClientRect();
+      const diff = document.querySelector('[data-testid="patch-preview"]')?.getBoundingClientRect();
+      return body && diff ? Math.min(body.bottom, diff.bottom) - Math.max(body.top, diff.top) : 0;
+    });
+    await page.screenshot({ path: join(ARTIFACTS, `lines-${width}x${height}.png`) });
+    assert.ok(box && box.height <= height, `the dialog fits the ${width}×${height} window (${box?.height})`);
+    assert.ok(visibleDiff >= 0.5 * box.height, `at ${width}×${height} the diff shows ${visibleDiff}px of a ${box.height}px dialog`);
+  }
   assert.equal(await readFile(join(dir, 'notes.txt'), 'utf8'), original, 'nothing is written before the decision');
 
   await approve.click();
