@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -65,32 +64,8 @@ func TestRecoverReconcilesCommitIntents(t *testing.T) {
 			blob := gitIn(t, root, "hash-object", "f.txt")
 			c.act(t, root)
 			g := newGated(t, root, db)
-			runID := backend.NewID(backend.PrefixRun)
-			_, err := g.st.Do(t.Context(), func(tx *store.Tx) error {
-				if err := tx.CreateSession("ses_1", "ws_1", "s"); err != nil {
-					return err
-				}
-				if _, err := tx.CreateRun(store.RunRecord{ID: runID, SessionID: "ses_1", WorkspaceID: "ws_1",
-					Profile: "p", AgentID: "p", Runtime: "native", Task: "t"}, nil); err != nil {
-					return err
-				}
-				for _, to := range []backend.RunState{backend.RunPlanned, backend.RunAccepted, backend.RunPreparing,
-					backend.RunRunning, backend.RunApplying} {
-					if _, err := tx.Transition(runID, to, "", nil); err != nil {
-						return err
-					}
-				}
-				if err := tx.PutCall(store.Call{ID: "c1", RunID: runID, Step: 1, Name: "git_commit",
-					Status: backend.CallRunning, Arguments: json.RawMessage(`{}`)}); err != nil {
-					return err
-				}
-				return tx.OpenIntent(store.Intent{ID: "commit_0123456789abcdef", RunID: runID, ToolCallID: "c1",
-					WorkspaceID: "ws_1", Op: backend.IntentCommit, Files: []store.IntentFile{{Path: "HEAD", Before: base},
-						{Path: "f.txt", After: blob}}})
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
+			runID := deadCall(t, g, "git_commit", store.Intent{ID: "commit_0123456789abcdef", WorkspaceID: "ws_1",
+				Op: backend.IntentCommit, Files: []store.IntentFile{{Path: "HEAD", Before: base}, {Path: "f.txt", After: blob}}})
 			if err := g.e.Recover(t.Context()); err != nil {
 				t.Fatal(err)
 			}

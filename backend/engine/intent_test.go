@@ -46,32 +46,9 @@ func TestRecoverReconcilesIntents(t *testing.T) {
 				t.Fatal(err)
 			}
 			g := newGated(t, root, db)
-			runID := backend.NewID(backend.PrefixRun)
-			_, err := g.st.Do(t.Context(), func(tx *store.Tx) error {
-				if err := tx.CreateSession("ses_1", "ws_1", "s"); err != nil {
-					return err
-				}
-				if _, err := tx.CreateRun(store.RunRecord{ID: runID, SessionID: "ses_1", WorkspaceID: "ws_1",
-					Profile: "p", AgentID: "p", Runtime: "native", Task: "t"}, nil); err != nil {
-					return err
-				}
-				for _, to := range []backend.RunState{backend.RunPlanned, backend.RunAccepted, backend.RunPreparing,
-					backend.RunRunning, backend.RunApplying} {
-					if _, err := tx.Transition(runID, to, "", nil); err != nil {
-						return err
-					}
-				}
-				if err := tx.PutCall(store.Call{ID: "c1", RunID: runID, Step: 1, Name: "write_file",
-					Status: backend.CallRunning, Arguments: json.RawMessage(`{}`)}); err != nil {
-					return err
-				}
-				return tx.OpenIntent(store.Intent{ID: "ck_0123456789abcdef01234567", RunID: runID, ToolCallID: "c1",
-					WorkspaceID: "ws_1", Op: "write", Files: []store.IntentFile{{Path: "f.txt", Before: h("old"),
-						After: h("new")}}, Staging: []string{stage}})
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
+			runID := deadCall(t, g, "write_file", store.Intent{ID: "ck_0123456789abcdef01234567",
+				WorkspaceID: "ws_1", Op: "write", Files: []store.IntentFile{{Path: "f.txt", Before: h("old"),
+					After: h("new")}}, Staging: []string{stage}})
 			if err := g.e.Recover(t.Context()); err != nil {
 				t.Fatal(err)
 			}
@@ -113,4 +90,37 @@ func TestRecoverReconcilesIntents(t *testing.T) {
 			}
 		})
 	}
+}
+
+// deadCall records what a process that died during a call leaves: a run
+// in Applying, its call c1 (tool name) running, and the call's open intent
+// in. It returns the run's id.
+func deadCall(t *testing.T, g *gated, name string, in store.Intent) string {
+	t.Helper()
+	runID := backend.NewID(backend.PrefixRun)
+	in.RunID, in.ToolCallID = runID, "c1"
+	_, err := g.st.Do(t.Context(), func(tx *store.Tx) error {
+		if err := tx.CreateSession("ses_1", "ws_1", "s"); err != nil {
+			return err
+		}
+		if _, err := tx.CreateRun(store.RunRecord{ID: runID, SessionID: "ses_1", WorkspaceID: "ws_1",
+			Profile: "p", AgentID: "p", Runtime: "native", Task: "t"}, nil); err != nil {
+			return err
+		}
+		for _, to := range []backend.RunState{backend.RunPlanned, backend.RunAccepted, backend.RunPreparing,
+			backend.RunRunning, backend.RunApplying} {
+			if _, err := tx.Transition(runID, to, "", nil); err != nil {
+				return err
+			}
+		}
+		if err := tx.PutCall(store.Call{ID: "c1", RunID: runID, Step: 1, Name: name,
+			Status: backend.CallRunning, Arguments: json.RawMessage(`{}`)}); err != nil {
+			return err
+		}
+		return tx.OpenIntent(in)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runID
 }
