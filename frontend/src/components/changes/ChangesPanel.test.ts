@@ -8,7 +8,8 @@
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
 import { describe, expect, it } from 'vitest';
 import ChangesPanel from './ChangesPanel.svelte';
-import { decisions, pending, rows } from './changeset';
+import ToolDiff from './ToolDiff.svelte';
+import { decisions, pending, rows, toolDiff } from './changeset';
 import { API_CONTEXT_KEY, ApiError, type ChangeSet, type ChangesAPI, type Decision } from '../../lib/api';
 import { createMemoryApi } from '../../lib/api/memory';
 
@@ -111,9 +112,9 @@ describe('changes panel', () => {
       ['src/a.txt', 'applied'],
     ]);
     expect(screen.getByTestId('changes-pending').textContent).toContain('2');
-    expect(screen.getByTestId('changes-panel').textContent).toContain('b content');
+    await waitFor(() => expect(screen.getByTestId('changes-panel').textContent).toContain('b content'));
     await fireEvent.click(within(files[3]!).getByRole('button', { name: 'src/a.txt' }));
-    expect(screen.getByTestId('changes-panel').textContent).toContain('a content');
+    await waitFor(() => expect(screen.getByTestId('changes-panel').textContent).toContain('a content'));
     await fireEvent.click(screen.getByTestId('changes-scope-turn').querySelector('input')!);
     await waitFor(() => expect(within(tree).getAllByTestId('changes-file')).toHaveLength(3));
   });
@@ -179,5 +180,34 @@ describe('changes panel', () => {
     const { seen } = setup(() => [200, { ...set(), changes: [] }]);
     await waitFor(() => expect(gets(seen)).toBe(1));
     expect(screen.queryByTestId('changes-panel')).toBeNull();
+  });
+});
+
+describe('a file change in the timeline', () => {
+  const unified = '--- a/x.txt\n+++ b/x.txt\n@@ -1 +1 @@\n-old words\n+new words\n';
+  const approval = (preview: unknown) => ({
+    kind: 'approval' as const,
+    key: 'a',
+    seq: 3,
+    at: '2026-01-01T00:00:00.000Z',
+    request: { preview } as never,
+    resolved: null,
+  });
+  it('is the diff of its approval preview for write_file, edit_file and delete_file, else its arguments', () => {
+    expect(toolDiff({ name: 'write_file', approval: approval({ path: 'x.txt', operation: 'modify', unified }) })).toHaveLength(1);
+    expect(toolDiff({ name: 'run_shell', approval: approval({ path: 'x.txt', unified }) })).toEqual([]);
+    expect(toolDiff({ name: 'write_file' })).toEqual([]);
+  });
+  it('renders the diff, not the escaped JSON', async () => {
+    const item = {
+      kind: 'tool' as const, key: 't', seq: 2, at: '2026-01-01T00:00:00.000Z', toolCallId: 'c1', name: 'write_file',
+      arguments: { path: 'x.txt', content: 'new words\n' }, result: null, reads: [],
+      approval: approval({ path: 'x.txt', operation: 'modify', unified }),
+    };
+    render(ToolDiff, { props: { item } });
+    const diff = await screen.findByTestId('tool-diff');
+    await waitFor(() => expect(diff.textContent).toContain('new words'));
+    expect(diff.textContent).toContain('old words');
+    expect(diff.textContent).not.toContain('\\n');
   });
 });

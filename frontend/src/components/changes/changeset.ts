@@ -1,6 +1,9 @@
 // The Changes view's model: which rows a scope shows, and the decisions one
 // action sends (one per pending approval, each bound to its own hash).
 import type { Change, ChangeSet, ChangeState, Decision, DecisionKind } from '../../lib/api';
+import { patchFiles } from '../../lib/approval';
+import type { DiffEntry } from '../../lib/diff/rows';
+import type { ToolItem } from '../../lib/timeline/model';
 
 export type Scope = 'turn' | 'run' | 'branch';
 
@@ -53,4 +56,14 @@ export function decisions(chosen: readonly Change[], kind: DecisionKind, reason 
 /** The applied changes still in place (what "revert the run" restores). */
 export function revertible(set: ChangeSet | null): Change[] {
   return set ? set.changes.filter((c) => c.state === 'applied' && c.checkpointId) : [];
+}
+
+/** The tools whose calls change one file and whose approval shows its diff. */
+const FILE_TOOLS = new Set(['write_file', 'edit_file', 'delete_file']);
+
+/** The diff of a file-changing call from its approval's preview; [] when it has none (then its arguments show). */
+export function toolDiff(item: Pick<ToolItem, 'name' | 'approval'>): DiffEntry[] {
+  const preview = item.approval?.request.preview;
+  if (!FILE_TOOLS.has(item.name) || preview === undefined) return [];
+  return patchFiles(preview).map((f) => ({ file: f.file }));
 }
