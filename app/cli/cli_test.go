@@ -19,7 +19,7 @@ import (
 // runCLI runs one command in-process with a private environment.
 func runCLI(t *testing.T, env map[string]string, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errOut bytes.Buffer
+	var out, errOut syncBuffer
 	code := mainWith(t, env, strings.NewReader(""), &out, &errOut, args...)
 	return code, out.String(), errOut.String()
 }
@@ -77,7 +77,7 @@ func TestWorkspaceLifecycle(t *testing.T) {
 	if code, out, errOut := runCLI(t, env, "workspace", "add", dir); code != 0 || !strings.Contains(out, "Added workspace") {
 		t.Fatalf("add: %d %q %q", code, out, errOut)
 	}
-	if code, _, errOut := runCLI(t, env, "workspace", "add", dir); code != ExitFailed || !strings.Contains(errOut, "conflict") {
+	if code, _, errOut := runCLI(t, env, "workspace", "add", dir); code != ExitFailed || !strings.Contains(errOut, "workspace_exists") {
 		t.Fatalf("duplicate add: %d %q", code, errOut)
 	}
 	if code, out, _ := runCLI(t, env, "workspace", "list", "--json"); code != 0 || !strings.Contains(out, `"displayPath"`) {
@@ -131,7 +131,9 @@ func TestNoDisplayFallsBackToBrowser(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for a command writing while the test reads.
+// syncBuffer is a bytes.Buffer safe for a command writing while the test
+// reads. runCLI uses it too: Main points the process's default logger at its
+// stderr, and a run of a parallel test may log into it while it is read.
 type syncBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer

@@ -57,8 +57,8 @@ func testSession(t *testing.T, files map[string]string) *session {
 		t.Fatal(err)
 	}
 	s := newSession(Config{Name: "acp", CheckpointDir: filepath.Join(t.TempDir(), "checkpoints")}, agentbin.Info{}, "task")
-	s.root = root
-	s.realRoot, _ = filepath.EvalSymlinks(root)
+	s.Root = root
+	s.RealRoot, _ = filepath.EvalSymlinks(root)
 	t.Cleanup(s.drop)
 	return s
 }
@@ -83,16 +83,16 @@ func TestReadsAreRooted(t *testing.T) {
 		line, limit *int
 		want, err   string
 	}{
-		{"inside", s.root + "/a.txt", nil, nil, "1\n2\n3\n", ""},
-		{"lines", s.root + "/a.txt", &two, &one, "2\n", ""},
-		{"nested", s.root + "/sub/b.txt", nil, nil, "b\n", ""},
-		{"resolved spelling", s.realRoot + "/a.txt", nil, nil, "1\n2\n3\n", ""},
+		{"inside", s.Root + "/a.txt", nil, nil, "1\n2\n3\n", ""},
+		{"lines", s.Root + "/a.txt", &two, &one, "2\n", ""},
+		{"nested", s.Root + "/sub/b.txt", nil, nil, "b\n", ""},
+		{"resolved spelling", s.RealRoot + "/a.txt", nil, nil, "1\n2\n3\n", ""},
 		{"relative", "a.txt", nil, nil, "", "paths must be absolute"},
-		{"dotdot", s.root + "/../a.txt", nil, nil, "", "outside the workspace"},
+		{"dotdot", s.Root + "/../a.txt", nil, nil, "", "outside the workspace"},
 		{"elsewhere", "/etc/passwd", nil, nil, "", "outside the workspace"},
-		{"symlink out", s.root + "/escape/x", nil, nil, "", "cannot be read"},
-		{"secret", s.root + "/.env", nil, nil, "", "secret file"},
-		{"missing", s.root + "/nope.txt", nil, nil, "", "Resource not found: nope.txt"},
+		{"symlink out", s.Root + "/escape/x", nil, nil, "", "cannot be read"},
+		{"secret", s.Root + "/.env", nil, nil, "", "secret file"},
+		{"missing", s.Root + "/nope.txt", nil, nil, "", "Resource not found: nope.txt"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -103,13 +103,13 @@ func TestReadsAreRooted(t *testing.T) {
 			if r.Content != tt.want {
 				t.Fatalf("content = %q, want %q", r.Content, tt.want)
 			}
-			if err != nil && strings.Contains(reqErr(err), s.root) {
+			if err != nil && strings.Contains(reqErr(err), s.Root) {
 				t.Fatalf("the refusal names the root: %q", reqErr(err))
 			}
 		})
 	}
 	var reads int
-	for _, it := range s.queue {
+	for _, it := range s.Queue {
 		if it.kind == itemEvent && it.evType == backend.EvFileRead {
 			reads++
 		}
@@ -129,7 +129,7 @@ func TestWritesApplyOnlyWhatWasApproved(t *testing.T) {
 	proposed := strings.Replace(strings.Replace(before, "alpha", "ALPHA", 1), "omega", "OMEGA", 1)
 	s := testSession(t, map[string]string{"a.txt": before})
 	p := s.newPermission(sdk.RequestPermissionRequest{ToolCall: sdk.ToolCallUpdate{ToolCallId: "c1",
-		Kind: sdk.Ptr(sdk.ToolKindEdit), Content: []sdk.ToolCallContent{sdk.ToolDiffContent(s.root+"/a.txt", proposed)}},
+		Kind: sdk.Ptr(sdk.ToolKindEdit), Content: []sdk.ToolCallContent{sdk.ToolDiffContent(s.Root+"/a.txt", proposed)}},
 		Options: []sdk.PermissionOption{{Kind: sdk.PermissionOptionKindAllowOnce, OptionId: "once"}}})
 	call, err := s.proxyCall(p)
 	if err != nil || call.Name != ToolEdit {
@@ -137,7 +137,7 @@ func TestWritesApplyOnlyWhatWasApproved(t *testing.T) {
 	}
 	var a permArgs
 	_ = json.Unmarshal(call.Arguments, &a)
-	env := backend.ToolEnv{WorkspaceRoot: s.root, WorkspaceID: "ws"}
+	env := backend.ToolEnv{WorkspaceRoot: s.Root, WorkspaceID: "ws"}
 	act, err := permTool{name: ToolEdit}.Action(t.Context(), env, call.Arguments)
 	if err != nil || act.Kind != backend.ActionPatch || act.Title != "Edit a.txt" {
 		t.Fatalf("action %+v %v", act, err)
@@ -146,12 +146,12 @@ func TestWritesApplyOnlyWhatWasApproved(t *testing.T) {
 	if res != nil || len(plans) != 1 {
 		t.Fatalf("plan: %+v", res)
 	}
-	_, err = client{s}.WriteTextFile(t.Context(), sdk.WriteTextFileRequest{Path: s.root + "/a.txt", Content: proposed})
+	_, err = client{s}.WriteTextFile(t.Context(), sdk.WriteTextFileRequest{Path: s.Root + "/a.txt", Content: proposed})
 	if !strings.Contains(reqErr(err), "only part of this change was approved; the reviewer approved 1 of 2 hunks") {
 		t.Fatalf("write answer: %q", reqErr(err))
 	}
 	want := strings.Replace(before, "alpha", "ALPHA", 1)
-	if b, _ := os.ReadFile(filepath.Join(s.root, "a.txt")); string(b) != want {
+	if b, _ := os.ReadFile(filepath.Join(s.Root, "a.txt")); string(b) != want {
 		t.Fatalf("a.txt = %q", b)
 	}
 	if plans[0].applied == nil || plans[0].applied.CheckpointID == "" {
@@ -160,21 +160,21 @@ func TestWritesApplyOnlyWhatWasApproved(t *testing.T) {
 	// The same content again is not covered: the plan was used up.
 	done := make(chan error, 1)
 	go func() {
-		_, err := client{s}.WriteTextFile(context.Background(), sdk.WriteTextFileRequest{Path: s.root + "/a.txt", Content: proposed})
+		_, err := client{s}.WriteTextFile(context.Background(), sdk.WriteTextFileRequest{Path: s.Root + "/a.txt", Content: proposed})
 		done <- err
 	}()
 	wr := waitWrite(t, s)
 	if wr.rel != "a.txt" {
 		t.Fatalf("write request %+v", wr)
 	}
-	s.mu.Lock()
+	s.Mu.Lock()
 	wr.sent = true
-	s.mu.Unlock()
+	s.Mu.Unlock()
 	s.settle([]backend.Message{{Role: backend.RoleTool, ToolCallID: wr.callID, Text: "rejected by the reviewer"}})
 	if err := <-done; !strings.Contains(reqErr(err), "nothing was written: rejected by the reviewer") {
 		t.Fatalf("write answer: %q", reqErr(err))
 	}
-	if b, _ := os.ReadFile(filepath.Join(s.root, "a.txt")); string(b) != want {
+	if b, _ := os.ReadFile(filepath.Join(s.Root, "a.txt")); string(b) != want {
 		t.Fatalf("a.txt changed: %q", b)
 	}
 }
@@ -182,7 +182,7 @@ func TestWritesApplyOnlyWhatWasApproved(t *testing.T) {
 func waitWrite(t *testing.T, s *session) *writeReq {
 	t.Helper()
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if it, ok, _ := s.pop(); ok && it.kind == itemWrite {
+		if it, ok, _ := s.Pop(); ok && it.kind == itemWrite {
 			return it.write
 		}
 	}
@@ -239,10 +239,10 @@ func TestEnvironIsAnAllowList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.keys.Close()
+	defer s.Keys.Close()
 	env := c.environ("/usr/bin", ep)
-	for _, want := range []string{"HOME=/data/runtimes/gemini/gm/home", "PATH=/usr/bin", "GEMINI_API_KEY=" + s.keys.Token(),
-		"GOOGLE_GEMINI_BASE_URL=" + s.keys.URL(), "GEMINI_CLI_TRUST_WORKSPACE=false", "GEMINI_CLI_NO_RELAUNCH=true",
+	for _, want := range []string{"HOME=/data/runtimes/gemini/gm/home", "PATH=/usr/bin", "GEMINI_API_KEY=" + s.Keys.Token(),
+		"GOOGLE_GEMINI_BASE_URL=" + s.Keys.URL(), "GEMINI_CLI_TRUST_WORKSPACE=false", "GEMINI_CLI_NO_RELAUNCH=true",
 		"LANG=C.UTF-8"} {
 		if !slices.Contains(env, want) {
 			t.Errorf("missing %s in %v", want, env)

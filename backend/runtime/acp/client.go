@@ -43,7 +43,7 @@ func (c client) ReadTextFile(_ context.Context, p sdk.ReadTextFileRequest) (sdk.
 	if err != nil {
 		return sdk.ReadTextFileResponse{}, err
 	}
-	w, err := workspace.Open(s.root)
+	w, err := workspace.Open(s.Root)
 	if err != nil {
 		return sdk.ReadTextFileResponse{}, refused("the workspace cannot be opened")
 	}
@@ -53,7 +53,7 @@ func (c client) ReadTextFile(_ context.Context, p sdk.ReadTextFileRequest) (sdk.
 	case errors.Is(err, fs.ErrNotExist):
 		return sdk.ReadTextFileResponse{}, &sdk.RequestError{Code: codeNotFound, Message: "Resource not found: " + rel}
 	case err != nil:
-		return sdk.ReadTextFileResponse{}, refused("%s cannot be read: %s", rel, s.scrub(err.Error()))
+		return sdk.ReadTextFileResponse{}, refused("%s cannot be read: %s", rel, s.Scrub(err.Error()))
 	}
 	s.event(backend.EvFileRead, map[string]any{"tool": ToolRead, "path": rel, "runtime": s.cfg.name()})
 	return sdk.ReadTextFileResponse{Content: lines(string(data), p.Line, p.Limit)}, nil
@@ -61,7 +61,7 @@ func (c client) ReadTextFile(_ context.Context, p sdk.ReadTextFileRequest) (sdk.
 
 // holds reports whether rel already has exactly this content.
 func (s *session) holds(rel, content string) bool {
-	w, err := workspace.Open(s.root)
+	w, err := workspace.Open(s.Root)
 	if err != nil {
 		return false
 	}
@@ -135,9 +135,9 @@ func (c client) SessionUpdate(_ context.Context, n sdk.SessionNotification) erro
 	switch {
 	case u.AgentMessageChunk != nil:
 		if t := u.AgentMessageChunk.Content.Text; t != nil && t.Text != "" {
-			s.mu.Lock()
-			s.push(item{kind: itemDelta, text: t.Text})
-			s.mu.Unlock()
+			s.Mu.Lock()
+			s.Push(item{kind: itemDelta, text: t.Text})
+			s.Mu.Unlock()
 		}
 	case u.ToolCall != nil:
 		tc := u.ToolCall
@@ -166,20 +166,20 @@ func (s *session) resolve(p string) (string, error) {
 	if !filepath.IsAbs(p) {
 		return "", refused("paths must be absolute (ACP); %q is not", scrub.Clip(filepath.Base(p), 100))
 	}
-	rel, ok := agentpath.Rel([]string{s.root, s.realRoot}, p)
+	rel, ok := agentpath.Rel([]string{s.Root, s.RealRoot}, p)
 	if !ok {
 		return "", refused("the path is outside the workspace; only paths inside it can be used")
 	}
-	w, err := workspace.Open(s.root)
+	w, err := workspace.Open(s.Root)
 	if err != nil {
 		return "", refused("the workspace cannot be opened")
 	}
 	defer w.Close()
 	rel, err = w.Resolve(rel)
 	if err != nil {
-		return "", refused("%s", s.scrub(err.Error()))
+		return "", refused("%s", s.Scrub(err.Error()))
 	}
-	if ok, pat := agentpath.Secret(s.root, rel); ok {
+	if ok, pat := agentpath.Secret(s.Root, rel); ok {
 		return "", refused("%s is a secret file (%s); agents never access secret files", rel, pat)
 	}
 	return rel, nil
@@ -187,9 +187,9 @@ func (s *session) resolve(p string) (string, error) {
 
 // event queues an event for Stream to record.
 func (s *session) event(typ backend.EventType, payload any) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.push(item{kind: itemEvent, evType: typ, payload: payload})
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	s.Push(item{kind: itemEvent, evType: typ, payload: payload})
 }
 
 // toolCall records the state of one of the agent's tool calls and queues
@@ -197,8 +197,8 @@ func (s *session) event(typ backend.EventType, payload any) {
 func (s *session) toolCall(id string, status sdk.ToolCallStatus, title, kind string, content []sdk.ToolCallContent,
 	locs []sdk.ToolCallLocation, first bool) {
 	text := s.contentText(content)
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
 	c, ok := s.calls[id]
 	if !ok {
 		c = &agentCall{changed: make(chan struct{})}
@@ -218,7 +218,7 @@ func (s *session) toolCall(id string, status sdk.ToolCallStatus, title, kind str
 	}
 	payload := map[string]any{"runtime": s.cfg.name(), "toolCallId": id, "status": string(c.status)}
 	if title != "" {
-		payload["title"] = scrub.Clip(s.scrub(title), 200)
+		payload["title"] = scrub.Clip(s.Scrub(title), 200)
 	}
 	if kind != "" {
 		payload["kind"] = kind
@@ -229,7 +229,7 @@ func (s *session) toolCall(id string, status sdk.ToolCallStatus, title, kind str
 	if text != "" {
 		payload["text"] = scrub.Clip(text, 2000)
 	}
-	s.push(item{kind: itemEvent, evType: EvToolCall, payload: payload})
+	s.Push(item{kind: itemEvent, evType: EvToolCall, payload: payload})
 }
 
 // contentText is a tool call's content as text: text blocks as they are,
@@ -241,14 +241,14 @@ func (s *session) contentText(content []sdk.ToolCallContent) string {
 		case c.Content != nil && c.Content.Content.Text != nil:
 			parts = append(parts, c.Content.Content.Text.Text)
 		case c.Diff != nil:
-			rel, ok := agentpath.Rel([]string{s.root, s.realRoot}, c.Diff.Path)
+			rel, ok := agentpath.Rel([]string{s.Root, s.RealRoot}, c.Diff.Path)
 			if !ok {
 				rel = "(outside the workspace)"
 			}
 			parts = append(parts, "diff of "+rel)
 		}
 	}
-	return s.scrub(strings.Join(parts, "\n"))
+	return s.Scrub(strings.Join(parts, "\n"))
 }
 
 // locations are the workspace-relative paths of a tool call's locations;
@@ -256,7 +256,7 @@ func (s *session) contentText(content []sdk.ToolCallContent) string {
 func (s *session) locations(locs []sdk.ToolCallLocation) []string {
 	var out []string
 	for _, l := range locs {
-		if rel, ok := agentpath.Rel([]string{s.root, s.realRoot}, l.Path); ok {
+		if rel, ok := agentpath.Rel([]string{s.Root, s.RealRoot}, l.Path); ok {
 			out = append(out, rel)
 		} else {
 			out = append(out, "(outside the workspace)")

@@ -72,7 +72,7 @@ func normalise(t *testing.T, file string) []byte {
 		t.Fatal(err)
 	}
 	s := newSession(Config{Name: "gemini", Gemini: true}, agentbin.Info{}, "task")
-	s.id, s.root = "acpfixture", "/ws"
+	s.ID, s.Root = "acpfixture", "/ws"
 	defer s.drop()
 	var out []normalised
 	sc := bufio.NewScanner(bytes.NewReader(data))
@@ -115,9 +115,9 @@ func normaliseLine(t *testing.T, s *session, n int, line []byte, problem string)
 			t.Fatalf("line %d: %v", n, err)
 		}
 		p := s.newPermission(req)
-		s.mu.Lock()
-		s.queue = nil
-		s.mu.Unlock()
+		s.Mu.Lock()
+		s.Queue = nil
+		s.Mu.Unlock()
 		call, err := s.proxyCall(p)
 		if err != nil {
 			t.Fatalf("line %d: %v", n, err)
@@ -129,7 +129,7 @@ func normaliseLine(t *testing.T, s *session, n int, line []byte, problem string)
 			Path string `json:"path"`
 		}
 		_ = json.Unmarshal(e.Params, &p)
-		rel, ok := agentpath.Rel([]string{s.root}, p.Path)
+		rel, ok := agentpath.Rel([]string{s.Root}, p.Path)
 		if !ok {
 			rel = "(outside)"
 		}
@@ -142,10 +142,10 @@ func normaliseLine(t *testing.T, s *session, n int, line []byte, problem string)
 
 // drain turns what a line queued into normalised entries.
 func drain(s *session, base normalised) []normalised {
-	s.mu.Lock()
-	q := s.queue
-	s.queue = nil
-	s.mu.Unlock()
+	s.Mu.Lock()
+	q := s.Queue
+	s.Queue = nil
+	s.Mu.Unlock()
 	if len(q) == 0 {
 		base.Kind = "ignored"
 		return []normalised{base}

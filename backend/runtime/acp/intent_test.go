@@ -53,9 +53,9 @@ func TestWritesAreIntentsFirst(t *testing.T) {
 	for _, fail := range []bool{false, true} {
 		before, after := "one\n", "two\n"
 		s := testSession(t, map[string]string{"a.txt": before})
-		j := &recordingJournal{t: t, root: s.root, fail: fail}
+		j := &recordingJournal{t: t, root: s.Root, fail: fail}
 		p := s.newPermission(sdk.RequestPermissionRequest{ToolCall: sdk.ToolCallUpdate{ToolCallId: "c1",
-			Kind: sdk.Ptr(sdk.ToolKindEdit), Content: []sdk.ToolCallContent{sdk.ToolDiffContent(s.root+"/a.txt", after)}},
+			Kind: sdk.Ptr(sdk.ToolKindEdit), Content: []sdk.ToolCallContent{sdk.ToolDiffContent(s.Root+"/a.txt", after)}},
 			Options: []sdk.PermissionOption{{Kind: sdk.PermissionOptionKindAllowOnce, OptionId: "once"}}})
 		call, err := s.proxyCall(p)
 		if err != nil {
@@ -63,13 +63,13 @@ func TestWritesAreIntentsFirst(t *testing.T) {
 		}
 		var a permArgs
 		_ = json.Unmarshal(call.Arguments, &a)
-		env := backend.ToolEnv{WorkspaceRoot: s.root, WorkspaceID: "ws", Intents: j}
+		env := backend.ToolEnv{WorkspaceRoot: s.Root, WorkspaceID: "ws", Intents: j}
 		plans, res := s.planEdit(env, p, a, json.RawMessage(`{"decision":"approve_once"}`))
 		if res != nil || len(plans) != 1 {
 			t.Fatalf("plan: %+v", res)
 		}
-		_, err = client{s}.WriteTextFile(t.Context(), sdk.WriteTextFileRequest{Path: s.root + "/a.txt", Content: after})
-		got, _ := os.ReadFile(filepath.Join(s.root, "a.txt"))
+		_, err = client{s}.WriteTextFile(t.Context(), sdk.WriteTextFileRequest{Path: s.Root + "/a.txt", Content: after})
+		got, _ := os.ReadFile(filepath.Join(s.Root, "a.txt"))
 		if fail {
 			if err == nil || string(got) != before || len(j.intents) != 0 {
 				t.Errorf("an unrecorded intent: write error %v, a.txt %q", err, got)

@@ -68,7 +68,7 @@ func (s *session) genericEndpoint() (endpoint, error) {
 			Message: "AgentHub could not start the key proxy for the ACP agent", Err: err,
 			Next: "Check the profile's base_url: it must be an http or https URL."}
 	}
-	s.keys = kp
+	s.Keys = kp
 	redact.Register(kp.Token()) // it opens only this proxy, but must not be stored either
 	return endpoint{url: kp.URL(), key: kp.Token()}, nil
 }

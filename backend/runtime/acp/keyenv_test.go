@@ -68,7 +68,7 @@ func TestGenericAgentNeverGetsTheKey(t *testing.T) {
 				t.Fatal(err)
 			}
 			s := newSession(cfg, b, "task")
-			live.Add(s.id, s.startCallID(), s)
+			live.Add(s.ID, s.startCallID(), s)
 			defer func() { _ = s.stop(2 * time.Second) }()
 			err = s.start(backend.ToolEnv{WorkspaceRoot: root, RunID: "run_key"})
 			if tc.protocol == "" {
@@ -77,7 +77,7 @@ func TestGenericAgentNeverGetsTheKey(t *testing.T) {
 					!strings.Contains(be.Next, `model_protocol = "openai"`) {
 					t.Fatalf("a key with no protocol: %v", err)
 				}
-				if s.p != nil {
+				if s.P != nil {
 					t.Fatal("the agent was started")
 				}
 				return
@@ -95,11 +95,11 @@ func TestGenericAgentNeverGetsTheKey(t *testing.T) {
 				}
 			}
 			// The token opens the proxy, which sends the real key upstream.
-			req, _ := http.NewRequest(http.MethodPost, s.keys.URL()+"/responses", strings.NewReader("{}"))
+			req, _ := http.NewRequest(http.MethodPost, s.Keys.URL()+"/responses", strings.NewReader("{}"))
 			if tc.protocol == ProtocolOpenAI {
-				req.Header.Set("Authorization", "Bearer "+s.keys.Token())
+				req.Header.Set("Authorization", "Bearer "+s.Keys.Token())
 			} else {
-				req.Header.Set("X-Api-Key", s.keys.Token())
+				req.Header.Set("X-Api-Key", s.Keys.Token())
 			}
 			res, err := http.DefaultClient.Do(req)
 			if err != nil {
@@ -120,9 +120,9 @@ func TestGenericAgentNeverGetsTheKey(t *testing.T) {
 // envValue is what the session put in the agent's environment for name.
 func envValue(s *session, name string) string {
 	if strings.HasSuffix(name, "_BASE_URL") {
-		return s.keys.URL()
+		return s.Keys.URL()
 	}
-	return s.keys.Token()
+	return s.Keys.Token()
 }
 
 func waitDump(t *testing.T, path string) string {

@@ -13,6 +13,7 @@ import (
 
 	"agenthub/backend"
 	"agenthub/backend/runtime/agentbin"
+	"agenthub/backend/runtime/agentproc"
 	"agenthub/backend/runtime/rawlog"
 	"agenthub/backend/runtime/sessions"
 	"agenthub/backend/scrub"
@@ -51,8 +52,8 @@ func (m *Model) open(ctx context.Context, task string) (backend.ModelResponse, e
 		return backend.ModelResponse{}, err
 	}
 	s := newSession(m.cfg, bin, task)
-	live.Add(s.id, s.startCallID(), s)
-	return sessions.Call("", s.startCallID(), ToolSession, sessionArgs{Session: s.id, Runtime: m.cfg.name(),
+	live.Add(s.ID, s.startCallID(), s)
+	return sessions.Call("", s.startCallID(), ToolSession, agentproc.SessionArgs{Session: s.ID, Runtime: m.cfg.name(),
 		SHA256: bin.SHA256})
 }
 
@@ -65,7 +66,7 @@ var errGone = &backend.Error{Code: backend.FailRunInterrupted,
 func (s *session) next(ctx context.Context, delta func(string)) (backend.ModelResponse, error) {
 	var text strings.Builder
 	for {
-		it, ok, wait := s.pop()
+		it, ok, wait := s.Pop()
 		if !ok {
 			if err := s.wait(ctx, wait); err != nil {
 				_ = s.stop(2 * time.Second)
@@ -105,7 +106,7 @@ func (s *session) next(ctx context.Context, delta func(string)) (backend.ModelRe
 
 // callFor marks a request as handed to the engine and returns its call.
 func (s *session) callFor(it item) (backend.ToolCallRequest, error) {
-	s.mu.Lock()
+	s.Mu.Lock()
 	switch {
 	case it.perm != nil:
 		it.perm.sent = true
@@ -114,7 +115,7 @@ func (s *session) callFor(it item) (backend.ToolCallRequest, error) {
 	default:
 		it.write.sent = true
 	}
-	s.mu.Unlock()
+	s.Mu.Unlock()
 	switch {
 	case it.perm != nil:
 		return s.proxyCall(it.perm)
@@ -131,8 +132,8 @@ func (s *session) endsSoon() bool {
 	case <-s.turnEnded():
 	case <-time.After(time.Second):
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
 	return s.ended
 }
 
@@ -154,15 +155,15 @@ func (s *session) end(it item, text string) (backend.ModelResponse, error) {
 
 // drainEvents records the events queued before the turn ended.
 func (s *session) drainEvents() {
-	s.mu.Lock()
+	s.Mu.Lock()
 	var rest []item
-	for _, it := range s.queue {
+	for _, it := range s.Queue {
 		if it.kind == itemEvent {
 			rest = append(rest, it)
 		}
 	}
-	s.queue = nil
-	s.mu.Unlock()
+	s.Queue = nil
+	s.Mu.Unlock()
 	for _, it := range rest {
 		if s.emit != nil {
 			s.emit(it.evType, it.payload)
@@ -191,12 +192,12 @@ func (s *session) promptError(err error) error {
 		return s.authError(msg)
 	}
 	return &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "prompt",
-		Message: fmt.Sprintf("%s failed the turn: %s", s.cfg.label(), scrub.Clip(s.scrub(msg), 400))}
+		Message: fmt.Sprintf("%s failed the turn: %s", s.cfg.label(), scrub.Clip(s.Scrub(msg), 400))}
 }
 
 func (s *session) exitedNow() bool {
 	select {
-	case <-s.p.Done():
+	case <-s.P.Done():
 		<-s.exitRecorded()
 		return true
 	case <-time.After(500 * time.Millisecond):
@@ -223,51 +224,38 @@ func usageOf(r sdk.PromptResponse) backend.Usage {
 	return backend.Usage{InputTokens: meta.Quota.TokenCount.Input, OutputTokens: meta.Quota.TokenCount.Output}
 }
 
-// sessionArgs are the arguments of the session tool's call.
-type sessionArgs struct {
-	Session string `json:"session"`
-	Runtime string `json:"runtime"`
-	SHA256  string `json:"sha256,omitempty"`
+// sessionTool starts a run's agent (agentproc.SessionTool, shared by every
+// adapter). An ACP session queues the problems it finds as events when it
+// finds them, so it never reports any later.
+func sessionTool() agentproc.SessionTool {
+	return agentproc.SessionTool{Label: "the ACP agent", Gone: errGone.Message,
+		ToolSpec: spec(ToolSession, "Starts the ACP agent for this run."),
+		Lookup: func(id string) (agentproc.Starter, bool) {
+			s, ok := live.ByID(id)
+			return s, ok
+		}}
 }
 
-// sessionTool starts a run's agent (the first point where the run's
-// workspace, id, event log and process tracking are at hand). It needs no
-// approval: it changes nothing in the workspace, and every action of the
-// agent is gated on its own.
-type sessionTool struct{}
-
-func (sessionTool) Spec() backend.ToolSpec {
-	return spec(ToolSession, "Starts the ACP agent for this run.")
-}
-
-func (sessionTool) Action(context.Context, backend.ToolEnv, json.RawMessage) (*backend.GatedAction, error) {
-	return nil, nil
-}
-
-func (sessionTool) Execute(_ context.Context, env backend.ToolEnv, in backend.ToolInput) (backend.ToolResult, error) {
-	var a sessionArgs
-	if err := json.Unmarshal(in.Arguments, &a); err != nil {
-		return backend.ToolResult{Content: "not an ACP session call", IsError: true}, nil
-	}
-	s, ok := live.ByID(a.Session)
-	if !ok {
-		return backend.ToolResult{Content: errGone.Message, IsError: true}, nil
-	}
+// Launch implements agentproc.Starter.
+func (s *session) Launch(_ context.Context, env backend.ToolEnv) (string, error) {
 	if err := s.start(env); err != nil {
-		if s.p != nil {
-			_ = s.p.Stop(2 * time.Second)
+		if s.P != nil {
+			_ = s.P.Stop(2 * time.Second)
 		}
 		s.fail(err)
-		return backend.ToolResult{Content: s.cfg.label() + " could not be started", IsError: true}, nil
+		return "", err
 	}
 	s.announce(env)
 	msg := fmt.Sprintf("%s %s started in the workspace over ACP (program sha256 %s); its permission requests "+
-		"and file writes come to AgentHub for approval", s.agentLabel(), s.agent.Version, scrub.Short(s.bin.SHA256))
+		"and file writes come to AgentHub for approval", s.agentLabel(), s.agent.Version, scrub.Short(s.Bin.SHA256))
 	if w := s.driftWarning(); w != "" {
 		msg += "; " + w
 	}
-	return backend.ToolResult{Content: msg}, nil
+	return msg, nil
 }
+
+// Report implements agentproc.Starter: nothing is left to report.
+func (s *session) Report(backend.ToolEnv) int { return 0 }
 
 func (s *session) agentLabel() string {
 	if s.agent.Name != "" {
@@ -292,8 +280,8 @@ func (s *session) announce(env backend.ToolEnv) {
 	drift := s.agent.Version != tested
 	cmd := s.cfg.command()
 	env.Emit(backend.EvRuntimeStarted, map[string]any{"runtime": s.cfg.name(), "agent": s.agent.Name,
-		"version": s.agent.Version, "sha256": s.bin.SHA256, "testedVersion": tested, "drift": drift,
-		"sessionId": s.id, "rawOutput": rawlog.Name(s.id), "program": programName(cmd[0]), "args": s.scrubAll(s.cfg.args()),
+		"version": s.agent.Version, "sha256": s.Bin.SHA256, "testedVersion": tested, "drift": drift,
+		"sessionId": s.ID, "rawOutput": rawlog.Name(s.ID), "program": programName(cmd[0]), "args": s.scrubAll(s.cfg.args()),
 		"capabilities": Capabilities(s.cfg.Gemini)})
 	if drift {
 		env.Emit(backend.EvVersionDrift, map[string]any{"runtime": s.cfg.name(), "agent": s.agent.Name,
@@ -307,7 +295,7 @@ func (s *session) scrubAll(args []string) []string {
 		if filepath.IsAbs(a) {
 			a = programName(a) // a machine path; its name is enough
 		}
-		out[i] = s.scrub(a)
+		out[i] = s.Scrub(a)
 	}
 	return out
 }
@@ -323,8 +311,8 @@ func programName(p string) string {
 
 // fail makes the next Stream end the run with err.
 func (s *session) fail(err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.queue = nil // the failure, not what the dying process left, ends the run
-	s.push(item{kind: itemFail, err: err})
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	s.Queue = nil // the failure, not what the dying process left, ends the run
+	s.Push(item{kind: itemFail, err: err})
 }

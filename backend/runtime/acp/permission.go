@@ -29,10 +29,10 @@ type permission struct {
 
 // newPermission registers a request and queues it for Stream.
 func (s *session) newPermission(req sdk.RequestPermissionRequest) *permission {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
 	s.reqSeq++
-	p := &permission{callID: fmt.Sprintf("acp-%s-perm-%d", s.id, s.reqSeq), req: req,
+	p := &permission{callID: fmt.Sprintf("acp-%s-perm-%d", s.ID, s.reqSeq), req: req,
 		answer: make(chan sdk.RequestPermissionOutcome, 1), s: s}
 	s.perms[p.callID] = p
 	live.AddCall(p.callID, s)
@@ -41,14 +41,14 @@ func (s *session) newPermission(req sdk.RequestPermissionRequest) *permission {
 		p.answer <- sdk.NewRequestPermissionOutcomeCancelled()
 		return p
 	}
-	s.push(item{kind: itemPermission, perm: p})
+	s.Push(item{kind: itemPermission, perm: p})
 	return p
 }
 
 // respond sends the one answer a request gets.
 func (p *permission) respond(out sdk.RequestPermissionOutcome) error {
-	p.s.mu.Lock()
-	defer p.s.mu.Unlock()
+	p.s.Mu.Lock()
+	defer p.s.Mu.Unlock()
 	if p.answered {
 		return errors.New("this permission request was already answered")
 	}
@@ -132,16 +132,16 @@ func proxyName(kind string) string {
 // proxyCall turns a permission request into the engine's call.
 func (s *session) proxyCall(p *permission) (backend.ToolCallRequest, error) {
 	tc := p.req.ToolCall
-	a := permArgs{Session: s.id, Request: p.callID, ToolCallID: string(tc.ToolCallId)}
+	a := permArgs{Session: s.ID, Request: p.callID, ToolCallID: string(tc.ToolCallId)}
 	if tc.Kind != nil {
 		a.Kind = string(*tc.Kind)
 	}
 	if tc.Title != nil {
-		a.Title = scrub.Clip(s.scrub(*tc.Title), 2000)
+		a.Title = scrub.Clip(s.Scrub(*tc.Title), 2000)
 	}
 	a.Text = scrub.Clip(s.contentText(tc.Content), 4000)
 	for _, l := range tc.Locations {
-		if rel, ok := agentpath.Rel([]string{s.root, s.realRoot}, l.Path); ok {
+		if rel, ok := agentpath.Rel([]string{s.Root, s.RealRoot}, l.Path); ok {
 			a.Paths = append(a.Paths, rel)
 		} else {
 			a.Outside = true
@@ -151,7 +151,7 @@ func (s *session) proxyCall(p *permission) (backend.ToolCallRequest, error) {
 		if c.Diff == nil {
 			continue
 		}
-		rel, ok := agentpath.Rel([]string{s.root, s.realRoot}, c.Diff.Path)
+		rel, ok := agentpath.Rel([]string{s.Root, s.RealRoot}, c.Diff.Path)
 		if !ok {
 			a.Outside = true
 			continue
@@ -291,9 +291,9 @@ func lookupPerm(raw json.RawMessage) (*session, *permission, permArgs, error) {
 	if !ok {
 		return nil, nil, a, errGone
 	}
-	s.mu.Lock()
+	s.Mu.Lock()
 	p, ok := s.perms[a.Request]
-	s.mu.Unlock()
+	s.Mu.Unlock()
 	if !ok {
 		return s, nil, a, errors.New("the agent made no such request")
 	}
@@ -361,16 +361,16 @@ const maxResult = 64 << 10
 // failed, and returns its status and content.
 func (s *session) waitCall(ctx context.Context, id string) (sdk.ToolCallStatus, string, error) {
 	for {
-		s.mu.Lock()
+		s.Mu.Lock()
 		c := s.calls[id]
-		exited, ended, wait := s.exited, s.ended, s.changed
+		exited, ended, wait := s.Exited, s.ended, s.Changed
 		var status sdk.ToolCallStatus
 		var text string
 		var cw <-chan struct{}
 		if c != nil {
 			status, text, cw = c.status, c.text, c.changed
 		}
-		s.mu.Unlock()
+		s.Mu.Unlock()
 		switch {
 		case status == sdk.ToolCallStatusCompleted || status == sdk.ToolCallStatusFailed:
 			return status, text, nil
@@ -397,7 +397,7 @@ func (s *session) waitCall(ctx context.Context, id string) (sdk.ToolCallStatus, 
 func (s *session) settle(msgs []backend.Message) {
 	told := sessions.Replies(msgs)
 	s.settleTerminals(told)
-	s.mu.Lock()
+	s.Mu.Lock()
 	var perms []*permission
 	var writes []*writeReq
 	for _, p := range s.perms {
@@ -410,7 +410,7 @@ func (s *session) settle(msgs []backend.Message) {
 			writes = append(writes, w)
 		}
 	}
-	s.mu.Unlock()
+	s.Mu.Unlock()
 	for _, p := range perms {
 		_ = p.respond(rejectOutcome(p.req.Options))
 	}

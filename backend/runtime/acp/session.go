@@ -2,16 +2,12 @@ package acp
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -40,43 +36,28 @@ const startTimeout = 90 * time.Second
 // item and waits; Stream turns the item into a call the engine gates; the
 // tool's Execute answers.
 type session struct {
-	id   string
-	cfg  Config
-	bin  agentbin.Info
-	task string
+	agentproc.Session[item]
+	cfg Config
 
 	// Set once by start, before the agent can call back.
-	root, realRoot string // absolute; never shown
-	runID          string
-	emit           func(backend.EventType, any)
-	p              *proc.Process
-	conn           *sdk.ClientSideConnection
-	out            *io.PipeWriter // the lines the SDK reads
-	raw            *rawlog.Log
-	red            *redact.Redactor
-	keys           *keyproxy.Proxy // nil without a key, and for agents other than Gemini
-	sid            sdk.SessionId
-	agent          agentInfo
-	checkpoints    *workspace.CheckpointStore
+	emit        func(backend.EventType, any)
+	conn        *sdk.ClientSideConnection
+	out         *io.PipeWriter // the lines the SDK reads
+	sid         sdk.SessionId
+	agent       agentInfo
+	checkpoints *workspace.CheckpointStore
 
-	mu        sync.Mutex
-	changed   chan struct{} // closed and replaced on every change
-	queue     []item
+	// Under Mu, besides the shared core's state:
 	perms     map[string]*permission // by call id
 	writes    map[string]*writeReq   // by call id
 	terms     map[string]*termReq    // terminal/create requests, by call id
 	terminals map[string]*terminal   // started terminals, by terminal id
 	plans     []*plan                // approved edits not yet written
 	calls     map[string]*agentCall  // the agent's tool calls, by its id
-	invalid   int                    // lines that could not be used, in all
-	lines     int
 	reqSeq    int
-	exited    bool
-	exitCode  int
-	stderr    string // scrubbed and redacted tail, once exited
-	ended     bool   // the prompt turn returned
-	closing   bool   // stop or finish began
-	stopping  bool   // stop began; stopDone closes when it is over
+	ended     bool // the prompt turn returned
+	closing   bool // stop or finish began
+	stopping  bool // stop began; stopDone closes when it is over
 	stopDone  chan struct{}
 }
 
@@ -120,16 +101,15 @@ type agentCall struct {
 }
 
 func newSession(cfg Config, bin agentbin.Info, task string) *session {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return &session{id: "acp" + hex.EncodeToString(b[:]), cfg: cfg, bin: bin, task: task,
-		changed: make(chan struct{}), stopDone: make(chan struct{}), perms: map[string]*permission{}, writes: map[string]*writeReq{},
-		terms: map[string]*termReq{}, terminals: map[string]*terminal{},
-		calls: map[string]*agentCall{}}
+	s := &session{cfg: cfg, stopDone: make(chan struct{}), perms: map[string]*permission{}, writes: map[string]*writeReq{},
+		terms: map[string]*termReq{}, terminals: map[string]*terminal{}, calls: map[string]*agentCall{}}
+	s.Init("acp", cfg.name(), bin, task)
+	s.ScrubDirs = []string{cfg.Dir}
+	return s
 }
 
 // startCallID is the id of the call that starts the session.
-func (s *session) startCallID() string { return "acp-" + s.id + "-start" }
+func (s *session) startCallID() string { return "acp-" + s.ID + "-start" }
 
 // endpoint starts the session's key proxy when Gemini CLI's profile has a
 // key: the CLI gets the proxy's address and a token, never the key.
@@ -146,7 +126,7 @@ func (s *session) endpoint() (endpoint, error) {
 			Message: "AgentHub could not start the key proxy for Gemini CLI", Err: err,
 			Next: "Check the profile's base_url: it must be an http or https URL."}
 	}
-	s.keys = kp
+	s.Keys = kp
 	redact.Register(kp.Token()) // it opens only this proxy, but must not be stored either
 	return endpoint{url: kp.URL(), key: kp.Token()}, nil
 }
@@ -155,11 +135,10 @@ func (s *session) endpoint() (endpoint, error) {
 // there and sends the task. The process lives until the turn ends, a cancel
 // (through Track) or stop.
 func (s *session) start(env backend.ToolEnv) error {
-	if env.WorkspaceRoot == "" {
-		return errors.New("the run has no workspace root")
+	if err := s.SetRoot(env); err != nil {
+		return err
 	}
-	s.root, s.runID, s.emit = env.WorkspaceRoot, env.RunID, env.Emit
-	s.realRoot, _ = filepath.EvalSymlinks(env.WorkspaceRoot)
+	s.emit = env.Emit
 	if err := s.cfg.prepareHome(); err != nil {
 		return err
 	}
@@ -169,32 +148,32 @@ func (s *session) start(env backend.ToolEnv) error {
 		return err
 	}
 	environ := s.cfg.environ(path, ep)
-	s.red = redact.NewFromEnviron(environ, "GEMINI_API_KEY", s.cfg.KeyEnv)
-	s.red.Add(s.cfg.APIKey)
-	raw, err := rawlog.Open(s.cfg.rawDir(), s.id)
+	s.Red = redact.NewFromEnviron(environ, "GEMINI_API_KEY", s.cfg.KeyEnv)
+	s.Red.Add(s.cfg.APIKey)
+	raw, err := rawlog.Open(s.cfg.rawDir(), s.ID)
 	if err != nil {
-		s.keys.Close()
+		s.Keys.Close()
 		return err
 	}
-	s.raw = raw
+	s.Raw = raw
 	in, out := io.Pipe()
 	s.out = out
-	p, err := agentproc.Start(agentproc.Spec{Label: s.cfg.label(), Path: s.bin.Path, Args: s.cfg.args(), Dir: s.root,
+	p, err := agentproc.Start(agentproc.Spec{Label: s.cfg.label(), Path: s.Bin.Path, Args: s.cfg.args(), Dir: s.Root,
 		Env: environ, Stdin: true, Raw: raw, Lines: s.onLine})
 	if err != nil {
-		s.keys.Close()
+		s.Keys.Close()
 		return err
 	}
-	s.p = p
+	s.P = p
 	if env.Track != nil {
 		env.Track(stopper{s})
 	}
 	conn := sdk.NewClientSideConnection(client{s}, p.Stdin(), in)
 	conn.SetLogger(slog.New(slog.DiscardHandler)) // it would log raw lines
-	s.mu.Lock()                                   // a cancel may already be stopping the session
+	s.Mu.Lock()                                   // a cancel may already be stopping the session
 	s.conn = conn
-	s.mu.Unlock()
-	go s.watchExit()
+	s.Mu.Unlock()
+	go s.WatchExit(item{kind: itemExit}, func() { _ = s.out.Close() })
 	return s.open()
 }
 
@@ -212,13 +191,13 @@ func (s *session) open() error {
 	if init.AgentInfo != nil {
 		s.agent = agentInfo{Name: init.AgentInfo.Name, Version: init.AgentInfo.Version}
 	}
-	ns, err := s.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: s.root, McpServers: []sdk.McpServer{}})
+	ns, err := s.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: s.Root, McpServers: []sdk.McpServer{}})
 	if err != nil {
 		return s.startError("session/new", err)
 	}
-	s.mu.Lock()
+	s.Mu.Lock()
 	s.sid = ns.SessionId
-	s.mu.Unlock()
+	s.Mu.Unlock()
 	go s.prompt()
 	return nil
 }
@@ -226,11 +205,11 @@ func (s *session) open() error {
 // prompt runs the one turn of the run; its answer ends the turn.
 func (s *session) prompt() {
 	resp, err := s.conn.Prompt(context.Background(), sdk.PromptRequest{SessionId: s.sid,
-		Prompt: []sdk.ContentBlock{sdk.TextBlock(s.task)}})
-	s.mu.Lock()
+		Prompt: []sdk.ContentBlock{sdk.TextBlock(s.Task)}})
+	s.Mu.Lock()
 	s.ended = true
-	s.push(item{kind: itemEnd, resp: resp, err: err})
-	s.mu.Unlock()
+	s.Push(item{kind: itemEnd, resp: resp, err: err})
+	s.Mu.Unlock()
 }
 
 // startError is the failure of a session that could not be opened: the
@@ -243,10 +222,10 @@ func (s *session) startError(step string, err error) error {
 	}
 	if errors.As(err, &re) {
 		return &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "protocol",
-			Message: fmt.Sprintf("%s refused %s: %s", s.cfg.label(), step, scrub.Clip(s.scrub(re.Message), 300)), Err: err}
+			Message: fmt.Sprintf("%s refused %s: %s", s.cfg.label(), step, scrub.Clip(s.Scrub(re.Message), 300)), Err: err}
 	}
 	select {
-	case <-s.p.Done():
+	case <-s.P.Done():
 		<-s.exitRecorded()
 		return s.exitError()
 	case <-time.After(3 * time.Second):
@@ -264,7 +243,7 @@ func (s *session) authError(msg string) error {
 	}
 	return &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "auth", Next: next,
 		Message: fmt.Sprintf("%s is not logged in or its API key was refused (%s)", s.cfg.label(),
-			scrub.Clip(s.scrub(apiMessage(msg)), 300))}
+			scrub.Clip(s.Scrub(apiMessage(msg)), 300))}
 }
 
 // apiMessage is the message of a Google API error body, or msg itself.
@@ -286,9 +265,9 @@ func (s *session) exitRecorded() <-chan struct{} {
 	go func() {
 		defer close(ch)
 		for {
-			s.mu.Lock()
-			done, wait := s.exited, s.changed
-			s.mu.Unlock()
+			s.Mu.Lock()
+			done, wait := s.Exited, s.Changed
+			s.Mu.Unlock()
 			if done {
 				return
 			}
@@ -296,44 +275,6 @@ func (s *session) exitRecorded() <-chan struct{} {
 		}
 	}()
 	return ch
-}
-
-// watchExit records the end of the process and wakes every waiter.
-func (s *session) watchExit() {
-	res, _ := s.p.Wait()
-	tail := agentproc.Tail(res.Stderr)
-	_ = s.out.Close()
-	s.mu.Lock()
-	s.exited, s.exitCode = true, res.ExitCode
-	s.stderr = s.scrub(tail)
-	s.push(item{kind: itemExit})
-	s.mu.Unlock()
-	s.raw.Close()
-}
-
-// push queues an item and wakes waiters; s.mu is held.
-func (s *session) push(it item) {
-	s.queue = append(s.queue, it)
-	s.signal()
-}
-
-// signal wakes waiters; s.mu is held.
-func (s *session) signal() {
-	close(s.changed)
-	s.changed = make(chan struct{})
-}
-
-// pop takes the next queued item, or returns the channel that closes when
-// there may be one.
-func (s *session) pop() (item, bool, <-chan struct{}) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.queue) == 0 {
-		return item{}, false, s.changed
-	}
-	it := s.queue[0]
-	s.queue = s.queue[1:]
-	return it, true, nil
 }
 
 // wait blocks until the session changes, ctx ends or the session closes.
@@ -346,16 +287,11 @@ func (s *session) wait(ctx context.Context, wait <-chan struct{}) error {
 	}
 }
 
-// scrub removes machine paths and secrets from text the agent produced.
-func (s *session) scrub(text string) string {
-	return scrub.Session{Root: s.root, RealRoot: s.realRoot, Dirs: []string{s.cfg.Dir}, Red: s.red}.String(text)
-}
-
 // exitError is the failure of an agent that exited before its turn ended.
 func (s *session) exitError() error {
-	s.mu.Lock()
-	code, tail, invalid, lines := s.exitCode, s.stderr, s.invalid, s.lines
-	s.mu.Unlock()
+	s.Mu.Lock()
+	code, tail, invalid, lines := s.ExitCode, s.Stderr, s.Invalid, s.Lines
+	s.Mu.Unlock()
 	return agentproc.ExitError(s.cfg.label(), code, scrub.LastLines(tail, 8), invalid, lines)
 }
 
@@ -366,11 +302,11 @@ const closeGrace = 5 * time.Second
 // finish ends a session whose turn is over: the agent exits when its input
 // closes; one that does not is stopped.
 func (s *session) finish() {
-	s.mu.Lock()
+	s.Mu.Lock()
 	s.closing = true
-	s.mu.Unlock()
+	s.Mu.Unlock()
 	s.killTerminals()
-	agentproc.Finish(s.p, nil, closeGrace)
+	agentproc.Finish(s.P, nil, closeGrace)
 	s.drop()
 }
 
@@ -380,14 +316,14 @@ func (s *session) finish() {
 // reaches it twice (the model's context and the run's tracked stopper): the
 // second caller waits for the first instead of killing at once.
 func (s *session) stop(grace time.Duration) error {
-	s.mu.Lock()
+	s.Mu.Lock()
 	first := !s.stopping
 	s.stopping, s.closing = true, true
 	pending := s.unanswered()
-	conn, sid, exited := s.conn, s.sid, s.exited
-	s.mu.Unlock()
+	conn, sid, exited := s.conn, s.sid, s.Exited
+	s.Mu.Unlock()
 	defer s.drop()
-	if s.p == nil {
+	if s.P == nil {
 		return nil
 	}
 	if !first {
@@ -395,7 +331,7 @@ func (s *session) stop(grace time.Duration) error {
 		case <-s.stopDone:
 		case <-time.After(grace + 5*time.Second):
 		}
-		return s.p.Stop(grace) // nothing left to do when the first one finished
+		return s.P.Stop(grace) // nothing left to do when the first one finished
 	}
 	defer close(s.stopDone)
 	for _, p := range pending {
@@ -407,12 +343,12 @@ func (s *session) stop(grace time.Duration) error {
 		_ = conn.Cancel(ctx, sdk.CancelNotification{SessionId: sid})
 		cancel()
 		select {
-		case <-s.p.Done():
+		case <-s.P.Done():
 		case <-s.turnEnded():
 		case <-time.After(min(grace/2, 2*time.Second)):
 		}
 	}
-	return s.p.Stop(grace)
+	return s.P.Stop(grace)
 }
 
 // turnEnded is closed once the prompt turn has returned.
@@ -421,9 +357,9 @@ func (s *session) turnEnded() <-chan struct{} {
 	go func() {
 		defer close(ch)
 		for {
-			s.mu.Lock()
-			done, wait := s.ended || s.exited, s.changed
-			s.mu.Unlock()
+			s.Mu.Lock()
+			done, wait := s.ended || s.Exited, s.Changed
+			s.Mu.Unlock()
 			if done {
 				return
 			}
@@ -433,7 +369,7 @@ func (s *session) turnEnded() <-chan struct{} {
 	return ch
 }
 
-// unanswered lists the requests still waiting for an answer; s.mu is held.
+// unanswered lists the requests still waiting for an answer; s.Mu is held.
 func (s *session) unanswered() []canceler {
 	var out []canceler
 	for _, p := range s.perms {
@@ -465,6 +401,6 @@ func (st stopper) Stop(grace time.Duration) error { return st.s.stop(grace) }
 
 // drop forgets the session.
 func (s *session) drop() {
-	live.Remove(s.id, s)
-	s.keys.Close()
+	live.Remove(s.ID, s)
+	s.Keys.Close()
 }

@@ -93,7 +93,7 @@ func shellQuote(s string) string {
 // A directory outside the workspace or a variable off the allow-list is
 // refused at once: nothing is asked and nothing runs.
 func (s *session) newTerminalRequest(p sdk.CreateTerminalRequest) (*termReq, error) {
-	a := termArgs{Session: s.id, Command: commandLine(p.Command, p.Args)}
+	a := termArgs{Session: s.ID, Command: commandLine(p.Command, p.Args)}
 	if strings.TrimSpace(a.Command) == "" {
 		return nil, refused("the command is empty")
 	}
@@ -123,10 +123,10 @@ func (s *session) newTerminalRequest(p sdk.CreateTerminalRequest) (*termReq, err
 	if p.OutputByteLimit != nil && *p.OutputByteLimit > 0 {
 		a.Limit = *p.OutputByteLimit
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
 	s.reqSeq++
-	r := &termReq{callID: fmt.Sprintf("acp-%s-term-%d", s.id, s.reqSeq), args: a, answer: make(chan termAnswer, 1), s: s}
+	r := &termReq{callID: fmt.Sprintf("acp-%s-term-%d", s.ID, s.reqSeq), args: a, answer: make(chan termAnswer, 1), s: s}
 	r.args.Request = r.callID
 	s.terms[r.callID] = r
 	live.AddCall(r.callID, s)
@@ -135,18 +135,18 @@ func (s *session) newTerminalRequest(p sdk.CreateTerminalRequest) (*termReq, err
 		r.answer <- termAnswer{err: refused("the run is ending; the command was not run")}
 		return r, nil
 	}
-	s.push(item{kind: itemTerminal, term: r})
+	s.Push(item{kind: itemTerminal, term: r})
 	return r, nil
 }
 
 // checkDir refuses a working directory that is not a directory inside the
 // workspace once symlinks are followed (the command would start there).
 func (s *session) checkDir(rel string) error {
-	real, err := filepath.EvalSymlinks(filepath.Join(s.root, filepath.FromSlash(rel)))
+	real, err := filepath.EvalSymlinks(filepath.Join(s.Root, filepath.FromSlash(rel)))
 	if err != nil {
 		return refused("the directory %s does not exist", scrub.Clip(rel, 200))
 	}
-	if _, ok := agentpath.Rel([]string{s.root, s.realRoot}, real); !ok {
+	if _, ok := agentpath.Rel([]string{s.Root, s.RealRoot}, real); !ok {
 		return refused("the path is outside the workspace; only paths inside it can be used")
 	}
 	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
@@ -157,8 +157,8 @@ func (s *session) checkDir(rel string) error {
 
 // respond sends the one answer a terminal/create gets.
 func (r *termReq) respond(a termAnswer) bool {
-	r.s.mu.Lock()
-	defer r.s.mu.Unlock()
+	r.s.Mu.Lock()
+	defer r.s.Mu.Unlock()
 	if r.answered {
 		return false
 	}
@@ -176,14 +176,14 @@ func (r *termReq) cancel() {
 // never ran, and the agent gets the reason the transcript's tool message
 // gives.
 func (s *session) settleTerminals(told map[string]string) {
-	s.mu.Lock()
+	s.Mu.Lock()
 	var terms []*termReq
 	for _, r := range s.terms {
 		if r.sent && !r.answered {
 			terms = append(terms, r)
 		}
 	}
-	s.mu.Unlock()
+	s.Mu.Unlock()
 	for _, r := range terms {
 		why := told[r.callID]
 		if why == "" {
@@ -273,9 +273,9 @@ func (termTool) Execute(ctx context.Context, env backend.ToolEnv, in backend.Too
 	if !ok {
 		return scrub.Failure(env.WorkspaceRoot, "%s: %v", ToolTerminal, errGone), nil
 	}
-	s.mu.Lock()
+	s.Mu.Lock()
 	r := s.terms[a.Request]
-	s.mu.Unlock()
+	s.Mu.Unlock()
 	if r == nil {
 		return scrub.Failure(env.WorkspaceRoot, "%s: the agent made no such request", ToolTerminal), nil
 	}
@@ -295,7 +295,7 @@ func (termTool) Execute(ctx context.Context, env backend.ToolEnv, in backend.Too
 	}
 	p, err := sh.Start(ctx, env.WorkspaceRoot, tee)
 	if err != nil {
-		r.respond(termAnswer{err: refused("the command could not be started: %s", s.scrub(err.Error()))})
+		r.respond(termAnswer{err: refused("the command could not be started: %s", s.Scrub(err.Error()))})
 		return scrub.Failure(env.WorkspaceRoot, "%v", err), nil
 	}
 	t.p = p
@@ -339,8 +339,8 @@ func (t *terminal) watch() {
 // addTerminal registers a started terminal; false when the session is
 // already closing (the caller stops it).
 func (s *session) addTerminal(t *terminal) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
 	if s.closing {
 		return false
 	}
@@ -350,8 +350,8 @@ func (s *session) addTerminal(t *terminal) bool {
 
 // terminal finds a terminal of this session by id.
 func (s *session) terminal(id string) (*terminal, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
 	t, ok := s.terminals[id]
 	if !ok {
 		return nil, &sdk.RequestError{Code: codeNotFound, Message: "Resource not found: terminal " + scrub.Clip(id, 100)}
@@ -361,12 +361,12 @@ func (s *session) terminal(id string) (*terminal, error) {
 
 // killTerminals stops every terminal of the session (its end, a cancel).
 func (s *session) killTerminals() {
-	s.mu.Lock()
+	s.Mu.Lock()
 	var all []*terminal
 	for _, t := range s.terminals {
 		all = append(all, t)
 	}
-	s.mu.Unlock()
+	s.Mu.Unlock()
 	for _, t := range all {
 		_ = t.p.Stop(time.Second)
 	}
@@ -376,7 +376,7 @@ func (s *session) killTerminals() {
 func (s *session) output(t *terminal) sdk.TerminalOutputResponse {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return sdk.TerminalOutputResponse{Output: s.scrub(string(t.out)), Truncated: t.truncated, ExitStatus: t.exit}
+	return sdk.TerminalOutputResponse{Output: s.Scrub(string(t.out)), Truncated: t.truncated, ExitStatus: t.exit}
 }
 
 // CreateTerminal puts the command through the gate; an approved command
@@ -439,8 +439,8 @@ func (c client) ReleaseTerminal(_ context.Context, p sdk.ReleaseTerminalRequest)
 	}
 	_ = t.p.Stop(time.Second)
 	<-t.done
-	c.s.mu.Lock()
+	c.s.Mu.Lock()
 	delete(c.s.terminals, t.id)
-	c.s.mu.Unlock()
+	c.s.Mu.Unlock()
 	return sdk.ReleaseTerminalResponse{}, nil
 }

@@ -43,7 +43,7 @@ func TestCommandLine(t *testing.T) {
 func TestTerminalRequestsRefused(t *testing.T) {
 	s := testSession(t, map[string]string{"sub/a.txt": "a"})
 	c := client{s}
-	outside, escape := t.TempDir(), filepath.Join(s.root, "escape")
+	outside, escape := t.TempDir(), filepath.Join(s.Root, "escape")
 	for _, tt := range []struct {
 		req  sdk.CreateTerminalRequest
 		want string
@@ -61,8 +61,8 @@ func TestTerminalRequestsRefused(t *testing.T) {
 			t.Errorf("%+v: %q, want %q", tt.req, reqErr(err), tt.want)
 		}
 	}
-	if len(s.queue) != 0 || len(s.terms) != 0 {
-		t.Fatalf("a refused request was queued: %d %d", len(s.queue), len(s.terms))
+	if len(s.Queue) != 0 || len(s.terms) != 0 {
+		t.Fatalf("a refused request was queued: %d %d", len(s.Queue), len(s.terms))
 	}
 }
 
@@ -72,7 +72,7 @@ func TestReleaseKillsARunningTerminal(t *testing.T) {
 	s := testSession(t, nil)
 	c := client{s}
 	term := &terminal{id: "t1", limit: 100, done: make(chan struct{})}
-	p, err := tools.Shell{Command: "echo up; sleep 300"}.Start(context.Background(), s.root, term)
+	p, err := tools.Shell{Command: "echo up; sleep 300"}.Start(context.Background(), s.Root, term)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,7 @@ func ToolNames() []string {
 // serve every ACP profile; a call finds its session by id.
 func Tools() map[string]backend.Tool {
 	return map[string]backend.Tool{
-		ToolSession:  sessionTool{},
+		ToolSession:  sessionTool(),
 		ToolEdit:     permTool{name: ToolEdit},
 		ToolExecute:  permTool{name: ToolExecute},
 		ToolFetch:    permTool{name: ToolFetch},

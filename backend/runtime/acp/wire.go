@@ -95,12 +95,12 @@ func checkUpdate(params json.RawMessage) string {
 
 // onLine is the tap: it runs on proc's output goroutine, in line order.
 func (s *session) onLine(b []byte, cut bool) {
-	s.mu.Lock()
-	s.lines++
-	n := s.lines
-	s.mu.Unlock()
+	s.Mu.Lock()
+	s.Lines++
+	n := s.Lines
+	s.Mu.Unlock()
 	if cut {
-		s.problem(n, fmt.Sprintf("a line longer than %d bytes was cut", proc.DefaultMaxLine), nil)
+		s.lineProblem(n, fmt.Sprintf("a line longer than %d bytes was cut", proc.DefaultMaxLine), nil)
 		return
 	}
 	if len(strings.TrimSpace(string(b))) == 0 {
@@ -108,7 +108,7 @@ func (s *session) onLine(b []byte, cut bool) {
 	}
 	problem, forward := Check(b)
 	if problem != "" {
-		s.problem(n, problem, b)
+		s.lineProblem(n, problem, b)
 	}
 	if forward {
 		// The SDK reads continuously; this blocks only while it parses.
@@ -116,17 +116,18 @@ func (s *session) onLine(b []byte, cut bool) {
 	}
 }
 
-// problem records an unusable line as a diagnostic event.
-func (s *session) problem(line int, why string, b []byte) {
+// lineProblem records an unusable line as a diagnostic event (an ACP
+// session queues it as an event instead of keeping it for later).
+func (s *session) lineProblem(line int, why string, b []byte) {
 	d := agentproc.Diag{Runtime: s.cfg.name(), Line: line, Problem: why}
 	if b != nil {
-		d.Excerpt = scrub.Clip(s.scrub(string(b)), 200)
+		d.Excerpt = scrub.Clip(s.Scrub(string(b)), 200)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.invalid++
-	if s.invalid <= agentproc.MaxDiags {
-		s.push(item{kind: itemEvent, evType: backend.EvSchemaValidation, payload: d})
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	s.Invalid++
+	if s.Invalid <= agentproc.MaxDiags {
+		s.Push(item{kind: itemEvent, evType: backend.EvSchemaValidation, payload: d})
 	}
-	agentproc.Lost(s.p, s.invalid)
+	agentproc.Lost(s.P, s.Invalid)
 }

@@ -120,16 +120,16 @@ func (s *session) planEdit(env backend.ToolEnv, p *permission, a permArgs, resum
 		plans = append(plans, &plan{tool: ToolEdit, full: []byte(d.NewText), approved: narrowed, sel: sel,
 			opts: tools.JournalOptions(env)})
 	}
-	s.mu.Lock()
+	s.Mu.Lock()
 	s.plans = append(s.plans, plans...)
-	s.mu.Unlock()
+	s.Mu.Unlock()
 	return plans, nil
 }
 
 // forget drops plans whose request was not allowed after all.
 func (s *session) forget(plans []*plan) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
 	for _, pl := range plans {
 		for i, x := range s.plans {
 			if x == pl {
@@ -143,8 +143,8 @@ func (s *session) forget(plans []*plan) {
 // takePlan returns the approved plan a write carries out: the same path
 // and exactly the content the reviewer was shown.
 func (s *session) takePlan(rel, content string) *plan {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
 	for i, pl := range s.plans {
 		if pl.approved.Path == rel && bytes.Equal(pl.full, []byte(content)) {
 			s.plans = append(s.plans[:i], s.plans[i+1:]...)
@@ -159,13 +159,13 @@ func (s *session) takePlan(rel, content string) *plan {
 // instead of assuming its whole change is there.
 func (s *session) applyPlan(pl *plan) error {
 	res, err := s.apply(pl.approved, pl.opts)
-	s.mu.Lock()
+	s.Mu.Lock()
 	pl.done, pl.err = true, err
 	if err == nil {
 		pl.applied = &res
 	}
-	s.signal()
-	s.mu.Unlock()
+	s.Signal()
+	s.Mu.Unlock()
 	switch {
 	case err != nil:
 		return refused("nothing was written: %v", err)
@@ -184,7 +184,7 @@ func (s *session) apply(pr patch.Proposal, opts workspace.Options) (workspace.Ap
 	if err != nil {
 		return workspace.ApplyResult{}, err
 	}
-	w, err := workspace.Open(s.root)
+	w, err := workspace.Open(s.Root)
 	if err != nil {
 		return workspace.ApplyResult{}, errors.New("the workspace cannot be opened")
 	}
@@ -195,14 +195,14 @@ func (s *session) apply(pr patch.Proposal, opts workspace.Options) (workspace.Ap
 	case errors.Is(err, workspace.ErrConflict):
 		return res, fmt.Errorf("%s changed since the change was approved; read it again and redo the change", pr.Path)
 	case err != nil:
-		return res, errors.New(s.scrub(err.Error()))
+		return res, errors.New(s.Scrub(err.Error()))
 	}
 	return res, nil
 }
 
 func (s *session) checkpointStore() (*workspace.CheckpointStore, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
 	if s.checkpoints != nil {
 		return s.checkpoints, nil
 	}
@@ -225,9 +225,9 @@ func (s *session) editOutcome(env backend.ToolEnv, plans []*plan, status sdk.Too
 	var out []string
 	isErr := status != sdk.ToolCallStatusCompleted
 	for _, pl := range plans {
-		s.mu.Lock()
+		s.Mu.Lock()
 		done, applied, perr := pl.done, pl.applied, pl.err
-		s.mu.Unlock()
+		s.Mu.Unlock()
 		pr := pl.approved
 		switch {
 		case done && perr != nil:
@@ -258,7 +258,7 @@ func (s *session) editOutcome(env backend.ToolEnv, plans []*plan, status sdk.Too
 
 // verify reports whether the file holds the approved post-image.
 func (s *session) verify(pr patch.Proposal) bool {
-	w, err := workspace.Open(s.root)
+	w, err := workspace.Open(s.Root)
 	if err != nil {
 		return false
 	}
@@ -313,10 +313,10 @@ type writeReq struct {
 // newWrite registers a write and queues it for Stream. A write that
 // changes nothing is answered at once.
 func (s *session) newWrite(rel, content string) *writeReq {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
 	s.reqSeq++
-	wr := &writeReq{callID: fmt.Sprintf("acp-%s-write-%d", s.id, s.reqSeq), rel: rel, content: content,
+	wr := &writeReq{callID: fmt.Sprintf("acp-%s-write-%d", s.ID, s.reqSeq), rel: rel, content: content,
 		answer: make(chan error, 1), s: s}
 	s.writes[wr.callID] = wr
 	live.AddCall(wr.callID, s)
@@ -325,13 +325,13 @@ func (s *session) newWrite(rel, content string) *writeReq {
 		wr.answer <- refused("the run is stopping; nothing was written")
 		return wr
 	}
-	s.push(item{kind: itemWrite, write: wr})
+	s.Push(item{kind: itemWrite, write: wr})
 	return wr
 }
 
 func (wr *writeReq) respond(err error) {
-	wr.s.mu.Lock()
-	defer wr.s.mu.Unlock()
+	wr.s.Mu.Lock()
+	defer wr.s.Mu.Unlock()
 	if wr.answered {
 		return
 	}
@@ -350,7 +350,7 @@ type writeArgs struct {
 }
 
 func (s *session) writeCall(wr *writeReq) (backend.ToolCallRequest, error) {
-	args, err := json.Marshal(writeArgs{Session: s.id, Request: wr.callID, Path: wr.rel, Content: wr.content})
+	args, err := json.Marshal(writeArgs{Session: s.ID, Request: wr.callID, Path: wr.rel, Content: wr.content})
 	if err != nil {
 		return backend.ToolCallRequest{}, fmt.Errorf("encode a write call: %w", err)
 	}
@@ -402,9 +402,9 @@ func (writeTool) Execute(_ context.Context, env backend.ToolEnv, in backend.Tool
 	if !ok {
 		return scrub.Failure(env.WorkspaceRoot, "%s: %s", ToolWrite, errGone.Message), nil
 	}
-	s.mu.Lock()
+	s.Mu.Lock()
 	wr := s.writes[a.Request]
-	s.mu.Unlock()
+	s.Mu.Unlock()
 	if wr == nil {
 		return scrub.Failure(env.WorkspaceRoot, "%s: the agent made no such write", ToolWrite), nil
 	}

@@ -57,7 +57,7 @@ func TestEnvironIsAnAllowList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.keys.Close()
+	defer s.Keys.Close()
 	env := cfg.environ("/usr/bin:/bin", ep)
 	got := map[string]string{}
 	for _, kv := range env {
@@ -68,7 +68,7 @@ func TestEnvironIsAnAllowList(t *testing.T) {
 		got[k] = v
 	}
 	want := map[string]string{"HOME": "/data/rt/home", "CLAUDE_CONFIG_DIR": "/data/rt/home/.claude",
-		"PATH": "/usr/bin:/bin", "ANTHROPIC_BASE_URL": s.keys.URL(), "ANTHROPIC_API_KEY": s.keys.Token(),
+		"PATH": "/usr/bin:/bin", "ANTHROPIC_BASE_URL": s.Keys.URL(), "ANTHROPIC_API_KEY": s.Keys.Token(),
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1",
 		"LANG": "C.UTF-8", "CLAUDE_CODE_MAX_RETRIES": "0"}
 	for k, v := range want {
@@ -86,7 +86,7 @@ func TestEnvironIsAnAllowList(t *testing.T) {
 	}
 	cfg.APIKey = ""
 	s = newSession(cfg, agentbin.Info{}, "task")
-	if ep, err = s.endpoint(); err != nil || s.keys != nil {
+	if ep, err = s.endpoint(); err != nil || s.Keys != nil {
 		t.Fatalf("without a key no proxy starts: %v", err)
 	}
 	env = cfg.environ("/bin", ep)

@@ -145,7 +145,7 @@ func (t fileTool) verify(env backend.ToolEnv, w *workspace.FS, s *session, c pat
 	if err == nil {
 		actual = workspace.Hash(data)
 	}
-	text := s.scrub(res.Content)
+	text := s.Scrub(res.Content)
 	untouched := actual == c.Preimage()
 	if res.IsError && untouched {
 		return backend.ToolResult{Content: fmt.Sprintf("%s: Claude Code did not write %s: %s", t.name, c.Path, text),

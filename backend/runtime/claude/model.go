@@ -62,8 +62,8 @@ func (m *Model) open(ctx context.Context, task string) (backend.ModelResponse, e
 		return backend.ModelResponse{}, err
 	}
 	s := newSession(m.cfg, bin, task)
-	live.Add(s.id, s.startCallID(), s)
-	return sessions.Call("", s.startCallID(), ToolSession, sessionArgs{Session: s.id, Action: actionStart,
+	live.Add(s.ID, s.startCallID(), s)
+	return sessions.Call("", s.startCallID(), ToolSession, agentproc.SessionArgs{Session: s.ID, Action: agentproc.ActionStart,
 		Version: bin.Version, SHA256: bin.SHA256, Tested: TestedVersion})
 }
 
@@ -79,14 +79,14 @@ var errGone = &backend.Error{Code: backend.FailRunInterrupted,
 // why, and that is what the CLI is told.
 func (s *session) settle(msgs []backend.Message) error {
 	told := sessions.Replies(msgs)
-	s.mu.Lock()
+	s.Mu.Lock()
 	var open []*permission
 	for _, p := range s.perms {
 		if p.sent && !p.answered {
 			open = append(open, p)
 		}
 	}
-	s.mu.Unlock()
+	s.Mu.Unlock()
 	for _, p := range open {
 		why, ok := told[p.callID]
 		if !ok || why == "" {
@@ -104,7 +104,7 @@ func (s *session) next(ctx context.Context, delta func(string)) (backend.ModelRe
 	var text strings.Builder
 	streamed := false // deltas came since the last whole text block
 	for {
-		it, ok, wait := s.pop()
+		it, ok, wait := s.Pop()
 		if !ok {
 			select {
 			case <-wait:
@@ -125,9 +125,9 @@ func (s *session) next(ctx context.Context, delta func(string)) (backend.ModelRe
 			streamed = false
 			text.WriteString(it.text)
 		case itemPermission:
-			s.mu.Lock()
+			s.Mu.Lock()
 			it.perm.sent = true
-			s.mu.Unlock()
+			s.Mu.Unlock()
 			call, err := s.proxyCall(it.perm)
 			if err != nil {
 				s.stop()
@@ -150,10 +150,10 @@ func (s *session) next(ctx context.Context, delta func(string)) (backend.ModelRe
 func (s *session) end(it item, text string) (backend.ModelResponse, error) {
 	r := it.result
 	if s.pendingDiags() {
-		s.pushFront(it)
-		id := fmt.Sprintf("claude-%s-report-%d", s.id, s.reportSeq())
+		s.PushFront(it)
+		id := fmt.Sprintf("claude-%s-report-%d", s.ID, s.reportSeq())
 		live.AddCall(id, s)
-		return sessions.Call(text, id, ToolSession, sessionArgs{Session: s.id, Action: actionReport})
+		return sessions.Call(text, id, ToolSession, agentproc.SessionArgs{Session: s.ID, Action: agentproc.ActionReport})
 	}
 	s.finish()
 	if r.IsError || r.Subtype != "success" {
@@ -168,9 +168,9 @@ func (s *session) end(it item, text string) (backend.ModelResponse, error) {
 }
 
 func (s *session) reportSeq() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.lines
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	return s.Lines
 }
 
 // resultError maps a failed turn to a stable failure.
@@ -194,9 +194,9 @@ func resultError(r result) error {
 
 // exitError is the failure of a CLI that exited without a result.
 func (s *session) exitError() error {
-	s.mu.Lock()
-	code, tail, invalid, lines := s.exitCode, s.stderr, s.invalid, s.lines
-	s.mu.Unlock()
+	s.Mu.Lock()
+	code, tail, invalid, lines := s.ExitCode, s.Stderr, s.Invalid, s.Lines
+	s.Mu.Unlock()
 	s.drop()
 	return agentproc.ExitError("Claude Code", code, strings.TrimSpace(tail), invalid, lines)
 }

@@ -103,7 +103,7 @@ func allowAndWait(ctx context.Context, env backend.ToolEnv, in backend.ToolInput
 	if err != nil { // the CLI exited: the next Stream fails the run with its stderr
 		return scrub.Failure(env.WorkspaceRoot, "%s: %v", a.Tool, err), nil
 	}
-	return backend.ToolResult{Content: scrub.Clip(s.scrub(res.Content), maxResult), IsError: res.IsError}, nil
+	return backend.ToolResult{Content: scrub.Clip(s.Scrub(res.Content), maxResult), IsError: res.IsError}, nil
 }
 
 // otherTool proxies every other tool of the CLI, as the action class

@@ -178,7 +178,8 @@ func TestPartialApprovalNarrowsTheInput(t *testing.T) {
 
 func TestRelativize(t *testing.T) {
 	root := t.TempDir()
-	s := &session{root: root}
+	s := &session{}
+	s.Root = root
 	in, _ := json.Marshal(map[string]any{"file_path": root + "/src/a.go", "path": "/etc", "content": root})
 	out, outside, err := s.relativize(in)
 	if err != nil {

@@ -31,7 +31,7 @@ func ToolNames() []string {
 // serve every Claude Code profile; a call finds its session by id.
 func Tools() map[string]backend.Tool {
 	return map[string]backend.Tool{
-		ToolSession:   sessionTool{},
+		ToolSession:   sessionTool(),
 		ToolWrite:     fileTool{name: ToolWrite},
 		ToolEdit:      fileTool{name: ToolEdit},
 		ToolMultiEdit: fileTool{name: ToolMultiEdit},
@@ -78,7 +78,7 @@ func (s *session) proxyCall(p *permission) (backend.ToolCallRequest, error) {
 		return backend.ToolCallRequest{}, &backend.Error{Code: backend.FailSchemaValidation,
 			Message: "Claude Code asked to use " + scrub.Clip(p.tool, 40) + " with an input that is not a JSON object", Err: err}
 	}
-	args, err := json.Marshal(callArgs{Session: s.id, Request: p.requestID, Tool: p.tool, ToolUseID: p.toolUseID,
+	args, err := json.Marshal(callArgs{Session: s.ID, Request: p.requestID, Tool: p.tool, ToolUseID: p.toolUseID,
 		Input: input, Outside: outside})
 	if err != nil {
 		return backend.ToolCallRequest{}, fmt.Errorf("encode the call of %s: %w", p.tool, err)
@@ -99,7 +99,7 @@ func (s *session) relativize(raw json.RawMessage) (json.RawMessage, []string, er
 		if json.Unmarshal(in[f], &p) != nil || !filepath.IsAbs(p) {
 			continue
 		}
-		rel, ok := agentpath.Rel([]string{s.root, s.realRoot}, p)
+		rel, ok := agentpath.Rel([]string{s.Root, s.RealRoot}, p)
 		if !ok {
 			delete(in, f)
 			outside = append(outside, f)

@@ -28,7 +28,7 @@ func (commandTool) Spec() backend.ToolSpec {
 // commandArgs fills a command's call arguments from Codex's request; the
 // command text is scrubbed of the workspace root, which is its cwd.
 func (s *session) commandArgs(a callArgs, c commandApproval) callArgs {
-	a.Command = s.scrub(c.Command)
+	a.Command = s.Scrub(c.Command)
 	a.Argv, _ = splitWords(a.Command)
 	a.Cwd = "."
 	if c.Cwd != "" {
@@ -39,11 +39,11 @@ func (s *session) commandArgs(a callArgs, c commandApproval) callArgs {
 		a.Cwd = rel
 	}
 	if c.Reason != nil {
-		a.Reason = s.scrub(*c.Reason)
+		a.Reason = s.Scrub(*c.Reason)
 	}
 	a.Escalated = c.escalated()
 	for _, x := range c.Actions {
-		x.Command, x.Path = s.scrub(x.Command), s.scrub(x.Path)
+		x.Command, x.Path = s.Scrub(x.Command), s.Scrub(x.Path)
 		a.Actions = append(a.Actions, x)
 	}
 	return a
@@ -141,7 +141,7 @@ func commandResult(s *session, it threadItem) backend.ToolResult {
 		fmt.Fprintf(&b, "status %s\n", it.Status)
 	}
 	if it.Output != nil {
-		b.WriteString(s.scrub(*it.Output))
+		b.WriteString(s.Scrub(*it.Output))
 	}
 	failed := it.Status != "completed" || (it.Exit != nil && *it.Exit != 0)
 	return backend.ToolResult{Content: scrub.Clip(b.String(), maxResult), IsError: failed}

@@ -85,9 +85,9 @@ func TestEnvironIsAnAllowList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.keys.Close()
-	if args := strings.Join(endpointArgs(ep), " "); args != `-c model_providers.agenthub.base_url="`+s.keys.URL()+`"` ||
-		!strings.HasSuffix(s.keys.URL(), "/v1") {
+	defer s.Keys.Close()
+	if args := strings.Join(endpointArgs(ep), " "); args != `-c model_providers.agenthub.base_url="`+s.Keys.URL()+`"` ||
+		!strings.HasSuffix(s.Keys.URL(), "/v1") {
 		t.Errorf("endpoint args %q", args)
 	}
 	environ := cfg.environ("/usr/bin:/bin", ep)
@@ -103,7 +103,7 @@ func TestEnvironIsAnAllowList(t *testing.T) {
 		got[k] = v
 	}
 	want := map[string]string{"HOME": "/data/rt/home", "CODEX_HOME": "/data/rt/home/.codex",
-		"PATH": "/data/rt/bin:/usr/bin:/bin", keyEnv: s.keys.Token(), "LANG": "C.UTF-8"}
+		"PATH": "/data/rt/bin:/usr/bin:/bin", keyEnv: s.Keys.Token(), "LANG": "C.UTF-8"}
 	for k, v := range want {
 		if got[k] != v {
 			t.Errorf("%s = %q, want %q", k, got[k], v)

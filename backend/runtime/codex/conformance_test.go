@@ -186,7 +186,7 @@ func runScenario(t *testing.T, bin string, sc scenario) [][]byte {
 	if sc.check != nil {
 		sc.check(t, srv.ModelRequests())
 	}
-	raw, err := os.ReadFile(filepath.Join(cfg.rawDir(), s.id+".jsonl"))
+	raw, err := os.ReadFile(filepath.Join(cfg.rawDir(), s.ID+".jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +204,7 @@ func liveSession(t *testing.T, bin string, srv *codextest.Server, root, runID st
 		t.Fatal(err)
 	}
 	s := newSession(cfg, b, "do the task")
-	live.Add(s.id, s.startCallID(), s)
+	live.Add(s.ID, s.startCallID(), s)
 	t.Cleanup(s.stop)
 	if err := s.start(t.Context(), backend.ToolEnv{WorkspaceRoot: root, RunID: runID}); err != nil {
 		t.Fatal(err)
@@ -218,7 +218,7 @@ func pump(t *testing.T, s *session, answer func(*request) string) {
 	t.Helper()
 	deadline := time.After(2 * time.Minute)
 	for {
-		ev, ok, wait := s.pop()
+		ev, ok, wait := s.Pop()
 		if !ok {
 			select {
 			case <-wait:
@@ -294,7 +294,8 @@ func sanitize(lines [][]byte, root, dir string) [][]byte {
 // line it cannot read fails the test.
 func normalise(t *testing.T, lines [][]byte, root string) []map[string]any {
 	t.Helper()
-	s := &session{root: root, items: map[string]*itemState{}}
+	s := &session{items: map[string]*itemState{}}
+	s.Root = root
 	var out []map[string]any
 	for _, b := range lines {
 		l := parseLine(b)
@@ -348,7 +349,7 @@ func normItem(s *session, l line) map[string]any {
 			ev["exit"] = *it.Exit
 		}
 		if it.Output != nil {
-			ev["output"] = s.scrub(*it.Output)
+			ev["output"] = s.Scrub(*it.Output)
 		}
 	case "fileChange":
 		ev["id"], ev["status"] = it.ID, it.Status

@@ -7,7 +7,6 @@ import (
 	"fmt"
 
 	"agenthub/backend"
-	"agenthub/backend/proc"
 	"agenthub/backend/scrub"
 )
 
@@ -18,12 +17,12 @@ import (
 
 // startExec launches `codex exec --json` with the task; it reads no input.
 func (s *session) startExec(_ context.Context, env backend.ToolEnv) error {
-	if err := s.launch(env, s.cfg.execArgs(s.task), false, s.onExecLine); err != nil {
+	if err := s.launch(env, s.cfg.execArgs(s.Task), false, s.onExecLine); err != nil {
 		return err
 	}
-	s.mu.Lock()
+	s.Mu.Lock()
 	s.thread = "" // exec has no JSON-RPC: nothing is ever sent
-	s.mu.Unlock()
+	s.Mu.Unlock()
 	return nil
 }
 
@@ -67,25 +66,25 @@ var execItems = map[string]bool{
 
 // onExecLine is the reader of `codex exec --json`.
 func (s *session) onExecLine(b []byte, cut bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.lines++
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	s.Lines++
 	if cut {
-		s.problem(fmt.Sprintf("a line longer than %d bytes was cut", proc.DefaultMaxLine), nil)
-		s.signal()
+		s.CutLine()
+		s.Signal()
 		return
 	}
 	if len(bytes.TrimSpace(b)) > 0 {
 		s.execLine(b)
 	}
-	s.signal()
+	s.Signal()
 }
 
-// execLine handles one parsed line; s.mu is held.
+// execLine handles one parsed line; s.Mu is held.
 func (s *session) execLine(b []byte) {
 	var l execLine
 	if err := json.Unmarshal(b, &l); err != nil {
-		s.problem("not a JSON object: "+err.Error(), b)
+		s.Problem("not a JSON object: "+err.Error(), b)
 		return
 	}
 	switch l.Type {
@@ -94,7 +93,7 @@ func (s *session) execLine(b []byte) {
 	case "turn.started":
 	case "item.started", "item.updated", "item.completed":
 		if l.Item == nil || l.Item.ID == "" || !execItems[l.Item.Type] {
-			s.problem("an item without id or of an unknown type", b)
+			s.Problem("an item without id or of an unknown type", b)
 			return
 		}
 		if l.Type == "item.completed" {
@@ -106,7 +105,7 @@ func (s *session) execLine(b []byte) {
 		}
 		s.turnDone = true
 		s.readRollout()
-		s.queue = append(s.queue, event{kind: evTurnDone, turn: turn{Status: "completed"}})
+		s.Queue = append(s.Queue, event{kind: evTurnDone, turn: turn{Status: "completed"}})
 	case "turn.failed":
 		msg := "the turn failed"
 		if l.Error != nil {
@@ -114,24 +113,24 @@ func (s *session) execLine(b []byte) {
 		}
 		s.turnDone = true
 		s.readRollout()
-		s.queue = append(s.queue, event{kind: evTurnDone, turn: turn{Status: "failed",
+		s.Queue = append(s.Queue, event{kind: evTurnDone, turn: turn{Status: "failed",
 			Error: execError(msg)}})
 	case "error":
 		s.lastErr = execError(l.Message)
 	default:
-		s.problem(fmt.Sprintf("unknown event type %q", scrub.Clip(l.Type, 40)), b)
+		s.Problem(fmt.Sprintf("unknown event type %q", scrub.Clip(l.Type, 40)), b)
 	}
 }
 
-// execItem queues what a completed item means; s.mu is held.
+// execItem queues what a completed item means; s.Mu is held.
 func (s *session) execItem(it execItem) {
 	switch it.Type {
 	case "agent_message":
-		s.queue = append(s.queue, event{kind: evText, text: it.Text})
+		s.Queue = append(s.Queue, event{kind: evText, text: it.Text})
 	case "command_execution":
 		out := it.Output
 		s.execSeen.commands = append(s.execSeen.commands, it.Command)
-		s.queue = append(s.queue, event{kind: evObserved, item: threadItem{Type: "commandExecution", ID: it.ID,
+		s.Queue = append(s.Queue, event{kind: evObserved, item: threadItem{Type: "commandExecution", ID: it.ID,
 			Command: it.Command, Status: it.Status, Output: &out, Exit: it.Exit}})
 	case "file_change":
 		s.execSeen.patches++
@@ -141,7 +140,7 @@ func (s *session) execItem(it execItem) {
 			fc.Path, fc.Kind.Type = c.Path, c.Kind
 			ti.Changes = append(ti.Changes, fc)
 		}
-		s.queue = append(s.queue, event{kind: evObserved, item: ti})
+		s.Queue = append(s.Queue, event{kind: evObserved, item: ti})
 	}
 }
 

@@ -175,8 +175,8 @@ func (fileTool) Execute(ctx context.Context, env backend.ToolEnv, in backend.Too
 // approve records one file's approved change; all reports whether every
 // file of the request is approved now.
 func (s *session) approve(r *request, i int, c patch.Proposal) (n int, all bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
 	if r.approved == nil {
 		r.approved = map[int]patch.Proposal{}
 	}

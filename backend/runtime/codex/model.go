@@ -76,12 +76,12 @@ func (m *Model) open(ctx context.Context, task string) (backend.ModelResponse, e
 		return backend.ModelResponse{}, err
 	}
 	s := newSession(m.cfg, bin, task)
-	live.Add(s.id, s.startCallID(), s)
+	live.Add(s.ID, s.startCallID(), s)
 	mode := "app-server"
 	if m.cfg.advisory() {
 		mode = "exec"
 	}
-	return sessions.Call("", s.startCallID(), ToolSession, sessionArgs{Session: s.id, Action: actionStart,
+	return sessions.Call("", s.startCallID(), ToolSession, agentproc.SessionArgs{Session: s.ID, Action: agentproc.ActionStart,
 		Mode: mode, Version: bin.Version, SHA256: bin.SHA256, Tested: TestedVersion})
 }
 
@@ -92,7 +92,7 @@ func (m *Model) open(ctx context.Context, task string) (backend.ModelResponse, e
 // agent is told.
 func (s *session) settle(msgs []backend.Message) {
 	told := sessions.Replies(msgs)
-	s.mu.Lock()
+	s.Mu.Lock()
 	var open []*request
 	approved := map[*request]map[int]bool{}
 	for _, r := range s.reqs {
@@ -104,7 +104,7 @@ func (s *session) settle(msgs []backend.Message) {
 			}
 		}
 	}
-	s.mu.Unlock()
+	s.Mu.Unlock()
 	for _, r := range open {
 		var why []string
 		for i, c := range r.calls {
@@ -141,7 +141,7 @@ func (s *session) next(ctx context.Context, delta func(string)) (backend.ModelRe
 	var text strings.Builder
 	streamed := false // deltas came since the last whole message
 	for {
-		ev, ok, wait := s.pop()
+		ev, ok, wait := s.Pop()
 		if !ok {
 			select {
 			case <-wait:
@@ -170,9 +170,9 @@ func (s *session) next(ctx context.Context, delta func(string)) (backend.ModelRe
 				s.stop()
 				return backend.ModelResponse{}, err
 			}
-			s.mu.Lock()
+			s.Mu.Lock()
 			ev.req.sent = true
-			s.mu.Unlock()
+			s.Mu.Unlock()
 			return backend.ModelResponse{Text: text.String(), Calls: calls, Usage: s.takeUsage()}, nil
 		case evObserved:
 			call, err := s.observedCall(ev.item, s.observedSeq())
@@ -195,8 +195,8 @@ func (s *session) next(ctx context.Context, delta func(string)) (backend.ModelRe
 
 // observedSeq numbers observation calls within the session.
 func (s *session) observedSeq() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
 	s.nextObserved++
 	return s.nextObserved
 }
@@ -207,13 +207,13 @@ func (s *session) end(ev event, text string) (backend.ModelResponse, error) {
 	if s.pendingDiags() {
 		// The report goes first; the turn's text is read again after it
 		// (already streamed), so the final answer keeps it.
-		s.pushFront(ev)
+		s.PushFront(ev)
 		if text != "" {
-			s.pushFront(event{kind: evText, text: text, shown: true})
+			s.PushFront(event{kind: evText, text: text, shown: true})
 		}
-		id := fmt.Sprintf("codex-%s-report-%d", s.id, s.reportSeq())
+		id := fmt.Sprintf("codex-%s-report-%d", s.ID, s.reportSeq())
 		live.AddCall(id, s)
-		return sessions.Call("", id, ToolSession, sessionArgs{Session: s.id, Action: actionReport})
+		return sessions.Call("", id, ToolSession, agentproc.SessionArgs{Session: s.ID, Action: agentproc.ActionReport})
 	}
 	s.finish()
 	usage := s.takeUsage()
@@ -224,9 +224,9 @@ func (s *session) end(ev event, text string) (backend.ModelResponse, error) {
 		return backend.ModelResponse{}, &backend.Error{Code: backend.FailRunInterrupted,
 			Message: "Codex's turn was interrupted before it finished"}
 	}
-	s.mu.Lock()
+	s.Mu.Lock()
 	last := s.lastErr
-	s.mu.Unlock()
+	s.Mu.Unlock()
 	if ev.turn.Error != nil {
 		last = ev.turn.Error
 	}
@@ -234,9 +234,9 @@ func (s *session) end(ev event, text string) (backend.ModelResponse, error) {
 }
 
 func (s *session) reportSeq() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.lines
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	return s.Lines
 }
 
 // turnError maps a failed turn to a stable failure.
@@ -245,7 +245,7 @@ func (s *session) turnError(e *turnError, status string) error {
 		return &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "turn_failed",
 			Message: "Codex ended the turn with status " + scrub.Clip(status, 40) + " and no error message"}
 	}
-	msg := scrub.Clip(s.scrub(e.Message), 300)
+	msg := scrub.Clip(s.Scrub(e.Message), 300)
 	code, http := e.code(), e.httpStatus()
 	switch {
 	case http == 401 || http == 403 || code == "unauthorized":
@@ -267,8 +267,8 @@ const authStep = "Check the variable the profile's key_env names (its value is s
 
 // exitError is the failure of a CLI that exited before its turn ended.
 func (s *session) exitError() error {
-	s.mu.Lock()
-	code, tail, invalid, lines := s.exitCode, s.stderr, s.invalid, s.lines
-	s.mu.Unlock()
+	s.Mu.Lock()
+	code, tail, invalid, lines := s.ExitCode, s.Stderr, s.Invalid, s.Lines
+	s.Mu.Unlock()
 	return agentproc.ExitError("the Codex CLI", code, strings.TrimSpace(tail), invalid, lines)
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"agenthub/backend/proc"
 	"agenthub/backend/scrub"
 )
 
@@ -13,24 +12,24 @@ import (
 // goroutine, in line order, and must not block (answers are written by
 // other goroutines).
 func (s *session) onLine(b []byte, cut bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.lines++
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	s.Lines++
 	if cut {
-		s.problem(fmt.Sprintf("a line longer than %d bytes was cut", proc.DefaultMaxLine), nil)
-		s.signal()
+		s.CutLine()
+		s.Signal()
 		return
 	}
 	l := parseLine(b)
 	switch l.Kind {
 	case kindInvalid, kindUnknown:
-		s.problem(l.Problem, b)
+		s.Problem(l.Problem, b)
 	case kindResponse:
 		s.response(l)
 	case kindRequest:
 		s.serverRequest(l, b)
 	case kindDelta:
-		s.queue = append(s.queue, event{kind: evDelta, text: l.Delta})
+		s.Queue = append(s.Queue, event{kind: evDelta, text: l.Delta})
 	case kindItemStarted:
 		s.itemState(l.Item.ID).started = l.Item
 	case kindItemCompleted:
@@ -43,15 +42,15 @@ func (s *session) onLine(b []byte, cut bool) {
 	case kindUsage:
 		s.usage = l.Usage
 	}
-	s.signal()
+	s.Signal()
 }
 
-// response routes the answer to one of AgentHub's requests; s.mu is held.
+// response routes the answer to one of AgentHub's requests; s.Mu is held.
 func (s *session) response(l line) {
 	id := strings.Trim(string(l.ID), `"`)
 	ch, ok := s.pending[id]
 	if !ok {
-		s.problem("an answer to no request of AgentHub's (id "+scrub.Clip(id, 20)+")", nil)
+		s.Problem("an answer to no request of AgentHub's (id "+scrub.Clip(id, 20)+")", nil)
 		return
 	}
 	delete(s.pending, id)
@@ -60,7 +59,7 @@ func (s *session) response(l line) {
 	}
 }
 
-// itemState returns the state of an item, created on first sight; s.mu is
+// itemState returns the state of an item, created on first sight; s.Mu is
 // held.
 func (s *session) itemState(id string) *itemState {
 	st, ok := s.items[id]
@@ -71,7 +70,7 @@ func (s *session) itemState(id string) *itemState {
 	return st
 }
 
-// itemCompleted records a finished item; s.mu is held. An agent message is
+// itemCompleted records a finished item; s.Mu is held. An agent message is
 // text for Stream; a command or file change that no approval request named
 // is something Codex did without asking, which the run records.
 func (s *session) itemCompleted(it threadItem) {
@@ -79,24 +78,24 @@ func (s *session) itemCompleted(it threadItem) {
 	st.done = &it
 	switch it.Type {
 	case "agentMessage":
-		s.queue = append(s.queue, event{kind: evText, text: it.Text})
+		s.Queue = append(s.Queue, event{kind: evText, text: it.Text})
 	case "commandExecution", "fileChange":
 		if !st.asked && it.Status != "declined" {
-			s.queue = append(s.queue, event{kind: evObserved, item: it})
+			s.Queue = append(s.Queue, event{kind: evObserved, item: it})
 		}
 	}
 }
 
-// turnCompleted ends the turn; s.mu is held.
+// turnCompleted ends the turn; s.Mu is held.
 func (s *session) turnCompleted(t turn) {
 	if s.turn != "" && t.ID != "" && t.ID != s.turn {
 		return // another turn (none is started by AgentHub): kept in the raw output only
 	}
 	s.turnDone = true
-	s.queue = append(s.queue, event{kind: evTurnDone, turn: t})
+	s.Queue = append(s.Queue, event{kind: evTurnDone, turn: t})
 }
 
-// serverRequest handles a request from Codex; s.mu is held. Approval
+// serverRequest handles a request from Codex; s.Mu is held. Approval
 // requests go to the gate; every other request is answered at once, so
 // Codex never waits on something AgentHub does not serve.
 func (s *session) serverRequest(l line, b []byte) {
@@ -104,7 +103,7 @@ func (s *session) serverRequest(l line, b []byte) {
 	case methodCommandApproval:
 		var a commandApproval
 		if err := json.Unmarshal(l.Params, &a); err != nil || a.ItemID == "" || a.Command == "" {
-			s.problem("a command approval request without item or command", b)
+			s.Problem("a command approval request without item or command", b)
 			s.reply(l.ID, map[string]any{"decision": "decline"})
 			return
 		}
@@ -113,7 +112,7 @@ func (s *session) serverRequest(l line, b []byte) {
 	case methodFileApproval:
 		var a fileApproval
 		if err := json.Unmarshal(l.Params, &a); err != nil || a.ItemID == "" {
-			s.problem("a file change approval request without item", b)
+			s.Problem("a file change approval request without item", b)
 			s.reply(l.ID, map[string]any{"decision": "decline"})
 			return
 		}
@@ -121,7 +120,7 @@ func (s *session) serverRequest(l line, b []byte) {
 		st.asked = true
 		files, err := s.fileArgs(st.started.Changes)
 		if err != nil || len(files) == 0 {
-			s.problem("a file change approval request for an item whose changes are unknown", b)
+			s.Problem("a file change approval request for an item whose changes are unknown", b)
 			s.reply(l.ID, map[string]any{"decision": "decline"})
 			return
 		}
@@ -143,18 +142,18 @@ func (s *session) reply(id json.RawMessage, result any) {
 	go func() { _ = s.send(map[string]any{"id": id, "result": result}) }()
 }
 
-// queueRequest hands an approval request to Stream; s.mu is held.
+// queueRequest hands an approval request to Stream; s.Mu is held.
 func (s *session) queueRequest(r *request) {
 	r.key = strings.Trim(string(r.rpcID), `"`)
 	if len(r.files) == 0 {
-		r.calls = []string{fmt.Sprintf("codex-%s-r%s", s.id, r.key)}
+		r.calls = []string{fmt.Sprintf("codex-%s-r%s", s.ID, r.key)}
 	}
 	for i := range r.files {
-		r.calls = append(r.calls, fmt.Sprintf("codex-%s-r%s-f%d", s.id, r.key, i))
+		r.calls = append(r.calls, fmt.Sprintf("codex-%s-r%s-f%d", s.ID, r.key, i))
 	}
 	for _, c := range r.calls {
 		s.reqs[c] = r
 		live.AddCall(c, s)
 	}
-	s.queue = append(s.queue, event{kind: evApproval, req: r})
+	s.Queue = append(s.Queue, event{kind: evApproval, req: r})
 }

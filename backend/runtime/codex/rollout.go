@@ -260,7 +260,7 @@ func (e execSeen) match(argv []string, used []bool) int {
 const rolloutWait = 2 * time.Second
 
 // readRollout queues the rollout's calls the stream missed as observed
-// items; s.mu is held. A missing or unreadable rollout adds nothing: the
+// items; s.Mu is held. A missing or unreadable rollout adds nothing: the
 // stream's record stands.
 func (s *session) readRollout() {
 	p := rolloutPath(s.cfg.codexHome(), s.execThread)
@@ -280,7 +280,7 @@ func (s *session) readRollout() {
 		}
 	}
 	for _, c := range s.execSeen.missed(calls) {
-		s.queue = append(s.queue, event{kind: evObserved, item: c.item()})
+		s.Queue = append(s.Queue, event{kind: evObserved, item: c.item()})
 	}
 }
 

@@ -150,7 +150,7 @@ func TestExecRolloutCompletes(t *testing.T) {
 	writeFile(t, filepath.Join(cfg.codexHome(), "sessions", "2026", "11", "23",
 		"rollout-2026-11-23T18-25-38-"+thread+".jsonl"), fixture)
 	s := newSession(cfg, agentbin.Info{}, "task")
-	s.root, s.realRoot = "/tmp/ws", "/tmp/ws"
+	s.Root, s.RealRoot = "/tmp/ws", "/tmp/ws"
 	for _, l := range []string{
 		`{"type":"thread.started","thread_id":"` + thread + `"}`,
 		`{"type":"turn.started"}`,
@@ -160,7 +160,7 @@ func TestExecRolloutCompletes(t *testing.T) {
 		s.execLine([]byte(l))
 	}
 	var args []observedArgs
-	for _, ev := range s.queue {
+	for _, ev := range s.Queue {
 		if ev.kind != evObserved {
 			continue
 		}
@@ -179,15 +179,15 @@ func TestExecRolloutCompletes(t *testing.T) {
 	}
 	zero := 0
 	want := []observedArgs{
-		{Session: s.id, Item: "call_e1", Type: "command", Command: "/bin/bash -lc 'echo hi > out.txt'",
+		{Session: s.ID, Item: "call_e1", Type: "command", Command: "/bin/bash -lc 'echo hi > out.txt'",
 			Status: "completed", Exit: &zero, Advisory: true, Source: rolloutSource},
-		{Session: s.id, Item: "call_p1", Type: "file_change", Files: []string{"add hello.txt"}, Status: "completed",
+		{Session: s.ID, Item: "call_p1", Type: "file_change", Files: []string{"add hello.txt"}, Status: "completed",
 			Advisory: true, Source: rolloutSource},
 	}
 	if diff := cmp.Diff(want, args); diff != "" {
 		t.Fatalf("observed (-want +got):\n%s", diff)
 	}
-	if last := s.queue[len(s.queue)-1]; last.kind != evTurnDone {
+	if last := s.Queue[len(s.Queue)-1]; last.kind != evTurnDone {
 		t.Fatalf("the turn's end is not last: %v", last.kind)
 	}
 }

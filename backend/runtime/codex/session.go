@@ -2,12 +2,9 @@ package codex
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"time"
@@ -29,24 +26,12 @@ import (
 // queue; a proxy tool's Execute answers an approval request and waits for
 // the item it approved to complete.
 type session struct {
-	id   string
-	cfg  Config
-	bin  agentbin.Info
-	task string
-
-	// Set once by start, before any line is read.
-	root, realRoot string // absolute; never shown
-	runID          string
-	p              *proc.Process
-	raw            *rawlog.Log
-	red            *redact.Redactor
-	keys           *keyproxy.Proxy // nil without a key
+	agentproc.Session[event]
+	cfg Config
 
 	wmu sync.Mutex // one writer on stdin at a time
 
-	mu           sync.Mutex
-	changed      chan struct{} // closed and replaced on every change
-	queue        []event
+	// Under Mu, besides the shared core's state:
 	pending      map[string]chan line  // AgentHub's requests by id; nil channel: answer ignored
 	nextID       int                   // of AgentHub's requests
 	items        map[string]*itemState // by item id
@@ -56,17 +41,11 @@ type session struct {
 	execSeen     execSeen // exec: the actions the stream reported this turn
 	turn         string
 	turnDone     bool
-	diags        []agentproc.Diag // problems not yet emitted as events
-	invalid      int              // lines that could not be used, in all
-	lines        int
 	degraded     bool // a problem was recorded; runtime.degraded is emitted once
 	nextObserved int
 	usage        tokenTotals
 	reported     tokenTotals // usage already handed to the engine
 	lastErr      *turnError
-	exited       bool
-	exitCode     int
-	stderr       string // scrubbed and redacted tail, once exited
 }
 
 // eventKind is what Stream takes from the queue.
@@ -119,54 +98,51 @@ type request struct {
 const handshakeTimeout = 2 * time.Minute
 
 func newSession(cfg Config, bin agentbin.Info, task string) *session {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return &session{id: "cx" + hex.EncodeToString(b[:]), cfg: cfg, bin: bin, task: task,
-		changed: make(chan struct{}), pending: map[string]chan line{}, items: map[string]*itemState{},
+	s := &session{cfg: cfg, pending: map[string]chan line{}, items: map[string]*itemState{},
 		reqs: map[string]*request{}}
+	s.Init("cx", "codex", bin, task)
+	return s
 }
 
 // startCallID is the id of the call that starts the session.
-func (s *session) startCallID() string { return "codex-" + s.id + "-start" }
+func (s *session) startCallID() string { return "codex-" + s.ID + "-start" }
 
 // launch starts the CLI in the workspace root; the process lives until the
 // turn ends, a cancel (through Track) or stop.
 func (s *session) launch(env backend.ToolEnv, args []string, stdin bool, onLine func([]byte, bool)) error {
-	if env.WorkspaceRoot == "" {
-		return errors.New("the run has no workspace root")
+	if err := s.SetRoot(env); err != nil {
+		return err
 	}
-	s.root, s.runID = env.WorkspaceRoot, env.RunID
-	s.realRoot, _ = filepath.EvalSymlinks(env.WorkspaceRoot)
 	path := proc.LoginPath(context.Background())
 	ep, err := s.endpoint()
 	if err != nil {
 		return err
 	}
 	environ := s.cfg.environ(path, ep)
-	s.red = redact.NewFromEnviron(environ, keyEnv)
-	s.red.Add(s.cfg.APIKey)
-	if err := s.cfg.prepareHome(s.bin.Path); err != nil {
-		s.keys.Close()
+	s.Red = redact.NewFromEnviron(environ, keyEnv)
+	s.Red.Add(s.cfg.APIKey)
+	if err := s.cfg.prepareHome(s.Bin.Path); err != nil {
+		s.Keys.Close()
 		return err
 	}
-	raw, err := rawlog.Open(s.cfg.rawDir(), s.id)
+	raw, err := rawlog.Open(s.cfg.rawDir(), s.ID)
 	if err != nil {
-		s.keys.Close()
+		s.Keys.Close()
 		return err
 	}
 	args = append(endpointArgs(ep), args...)
-	s.raw = raw
-	p, err := agentproc.Start(agentproc.Spec{Label: "the Codex CLI", Path: s.bin.Path, Args: args, Dir: s.root,
+	s.Raw = raw
+	p, err := agentproc.Start(agentproc.Spec{Label: "the Codex CLI", Path: s.Bin.Path, Args: args, Dir: s.Root,
 		Env: environ, Stdin: stdin, Raw: raw, Lines: onLine, ModelURL: ep.url})
 	if err != nil {
-		s.keys.Close()
+		s.Keys.Close()
 		return err
 	}
-	s.p = p
+	s.P = p
 	if env.Track != nil {
 		env.Track(stopper{s})
 	}
-	go s.watchExit()
+	go s.WatchExit(event{kind: evExit}, nil)
 	return nil
 }
 
@@ -182,7 +158,7 @@ func (s *session) endpoint() (endpoint, error) {
 			Message: "AgentHub could not start the key proxy for the Codex CLI", Err: err,
 			Next: "Check the profile's base_url: it must be an http or https URL."}
 	}
-	s.keys = kp
+	s.Keys = kp
 	redact.Register(kp.Token()) // it opens only this proxy, but must not be stored either
 	return endpoint{url: kp.URL(), key: kp.Token()}, nil
 }
@@ -202,7 +178,7 @@ func (s *session) start(ctx context.Context, env backend.ToolEnv) error {
 	if err := s.send(map[string]any{"method": "initialized"}); err != nil {
 		return err
 	}
-	res, err := s.call(ctx, "thread/start", s.cfg.threadParams(s.root))
+	res, err := s.call(ctx, "thread/start", s.cfg.threadParams(s.Root))
 	if err != nil {
 		return err
 	}
@@ -210,11 +186,11 @@ func (s *session) start(ctx context.Context, env backend.ToolEnv) error {
 	if err != nil {
 		return err
 	}
-	s.mu.Lock()
+	s.Mu.Lock()
 	s.thread = thread
-	s.mu.Unlock()
+	s.Mu.Unlock()
 	res, err = s.call(ctx, "turn/start", map[string]any{"threadId": thread,
-		"input": []any{map[string]any{"type": "text", "text": s.task}}})
+		"input": []any{map[string]any{"type": "text", "text": s.Task}}})
 	if err != nil {
 		return err
 	}
@@ -226,9 +202,9 @@ func (s *session) start(ctx context.Context, env backend.ToolEnv) error {
 	if json.Unmarshal(res, &t) != nil || t.Turn.ID == "" {
 		return schemaError("turn/start answered without a turn id")
 	}
-	s.mu.Lock()
+	s.Mu.Lock()
 	s.turn = t.Turn.ID
-	s.mu.Unlock()
+	s.Mu.Unlock()
 	return nil
 }
 
@@ -273,7 +249,7 @@ func (s *session) send(v any) error {
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	in := s.p.Stdin()
+	in := s.P.Stdin()
 	if in == nil {
 		return errors.New("the Codex CLI takes no input in this mode")
 	}
@@ -286,7 +262,7 @@ func (s *session) send(v any) error {
 // request sends one of AgentHub's requests; wait says whether its answer
 // is wanted.
 func (s *session) request(method string, params any, wait bool) (string, chan line, error) {
-	s.mu.Lock()
+	s.Mu.Lock()
 	s.nextID++
 	n := s.nextID
 	id := strconv.Itoa(n)
@@ -295,7 +271,7 @@ func (s *session) request(method string, params any, wait bool) (string, chan li
 		ch = make(chan line, 1)
 	}
 	s.pending[id] = ch
-	s.mu.Unlock()
+	s.Mu.Unlock()
 	err := s.send(map[string]any{"id": n, "method": method, "params": params})
 	return id, ch, err
 }
@@ -310,16 +286,16 @@ func (s *session) call(ctx context.Context, method string, params any) (json.Raw
 	case l := <-ch:
 		if l.Error != nil {
 			return nil, &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "rpc",
-				Message: fmt.Sprintf("Codex refused %s: %s", method, s.scrub(scrub.Clip(l.Error.Message, 300)))}
+				Message: fmt.Sprintf("Codex refused %s: %s", method, s.Scrub(scrub.Clip(l.Error.Message, 300)))}
 		}
 		return l.Result, nil
-	case <-s.p.Done():
+	case <-s.P.Done():
 		s.waitExited()
 		return nil, s.exitError()
 	case <-ctx.Done():
-		s.mu.Lock()
+		s.Mu.Lock()
 		delete(s.pending, id)
-		s.mu.Unlock()
+		s.Mu.Unlock()
 		return nil, &backend.Error{Code: backend.FailRuntimeUnavailable, Detail: "handshake",
 			Message: "the Codex CLI did not answer " + method, Err: ctx.Err()}
 	}
@@ -332,9 +308,9 @@ const steerWait = 5 * time.Second
 // reaches the model with its next request. It waits (at most steerWait)
 // until Codex has queued it, so that what follows (an answer) comes after.
 func (s *session) steer(text string) {
-	s.mu.Lock()
+	s.Mu.Lock()
 	thread, turn, done := s.thread, s.turn, s.turnDone
-	s.mu.Unlock()
+	s.Mu.Unlock()
 	if thread == "" || done {
 		return
 	}
@@ -347,11 +323,11 @@ func (s *session) steer(text string) {
 	defer timer.Stop()
 	select {
 	case <-ch:
-	case <-s.p.Done():
+	case <-s.P.Done():
 	case <-timer.C:
-		s.mu.Lock()
+		s.Mu.Lock()
 		delete(s.pending, id)
-		s.mu.Unlock()
+		s.Mu.Unlock()
 	}
 }
 
@@ -359,22 +335,22 @@ func (s *session) steer(text string) {
 // "decline" ("cancel" while the run stops). Never acceptForSession or a
 // policy amendment: grants stay with AgentHub (AP14).
 func (s *session) answer(r *request, decision string) error {
-	s.mu.Lock()
+	s.Mu.Lock()
 	if r.answered {
-		s.mu.Unlock()
+		s.Mu.Unlock()
 		return errors.New("this Codex request was already answered")
 	}
 	r.answered, r.decision = true, decision
-	s.mu.Unlock()
+	s.Mu.Unlock()
 	return s.send(map[string]any{"id": r.rpcID, "result": map[string]any{"decision": decision}})
 }
 
 // decline turns a request down and tells the agent why, first, so that
 // the reason reaches the model with Codex's own "rejected by user".
 func (s *session) decline(r *request, why string) {
-	s.mu.Lock()
+	s.Mu.Lock()
 	answered := r.answered
-	s.mu.Unlock()
+	s.Mu.Unlock()
 	if answered {
 		return
 	}
@@ -385,14 +361,14 @@ func (s *session) decline(r *request, why string) {
 // waitItem waits for an item to complete.
 func (s *session) waitItem(ctx context.Context, id string) (threadItem, error) {
 	for {
-		s.mu.Lock()
+		s.Mu.Lock()
 		var done *threadItem
 		if st := s.items[id]; st != nil && st.done != nil {
 			it := *st.done
 			done = &it
 		}
-		exited, wait := s.exited, s.changed
-		s.mu.Unlock()
+		exited, wait := s.Exited, s.Changed
+		s.Mu.Unlock()
 		switch {
 		case done != nil:
 			return *done, nil
@@ -407,67 +383,10 @@ func (s *session) waitItem(ctx context.Context, id string) (threadItem, error) {
 	}
 }
 
-// watchExit records the end of the process and wakes every waiter.
-func (s *session) watchExit() {
-	res, _ := s.p.Wait()
-	tail := agentproc.Tail(res.Stderr)
-	s.mu.Lock()
-	s.exited, s.exitCode = true, res.ExitCode
-	s.stderr = s.scrub(tail)
-	s.queue = append(s.queue, event{kind: evExit})
-	s.signal()
-	s.mu.Unlock()
-	s.raw.Close()
-}
-
-// signal wakes waiters; s.mu is held.
-func (s *session) signal() {
-	close(s.changed)
-	s.changed = make(chan struct{})
-}
-
-// scrub removes machine paths and secrets from text the CLI produced.
-func (s *session) scrub(text string) string {
-	return scrub.Session{Root: s.root, RealRoot: s.realRoot, Red: s.red}.String(text)
-}
-
-// problem records an unusable line; s.mu is held.
-func (s *session) problem(why string, b []byte) {
-	s.invalid++
-	d := agentproc.Diag{Runtime: "codex", Line: s.lines, Problem: why}
-	if b != nil {
-		d.Excerpt = scrub.Clip(s.scrub(string(b)), 200)
-	}
-	if len(s.diags) < agentproc.MaxDiags {
-		s.diags = append(s.diags, d)
-	}
-	agentproc.Lost(s.p, s.invalid)
-}
-
-// pop takes the next queued event, or returns the channel that closes when
-// there may be one.
-func (s *session) pop() (event, bool, <-chan struct{}) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.queue) == 0 {
-		return event{}, false, s.changed
-	}
-	ev := s.queue[0]
-	s.queue = s.queue[1:]
-	return ev, true, nil
-}
-
-// pushFront puts an event back to be taken first.
-func (s *session) pushFront(ev event) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.queue = append([]event{ev}, s.queue...)
-}
-
 // takeUsage is the usage not yet handed to the engine.
 func (s *session) takeUsage() backend.Usage {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
 	u := backend.Usage{InputTokens: s.usage.Input - s.reported.Input, OutputTokens: s.usage.Output - s.reported.Output}
 	s.reported = s.usage
 	return u
@@ -476,14 +395,14 @@ func (s *session) takeUsage() backend.Usage {
 // fail makes the next Stream end the run with err, before anything else
 // queued (the exit of a process stopped because of err, for one).
 func (s *session) fail(err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.queue = append([]event{{kind: evFail, err: err}}, s.queue...)
-	s.signal()
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	s.Queue = append([]event{{kind: evFail, err: err}}, s.Queue...)
+	s.Signal()
 }
 
 // drop forgets the session and closes its key proxy.
 func (s *session) drop() {
-	live.Remove(s.id, s)
-	s.keys.Close()
+	live.Remove(s.ID, s)
+	s.Keys.Close()
 }

@@ -24,50 +24,20 @@ const (
 	EvUngated        backend.EventType = "runtime.ungated_action"
 )
 
-const (
-	actionStart  = "start"
-	actionReport = "report"
-)
-
-// sessionArgs are the arguments of the session tool's calls.
-type sessionArgs struct {
-	Session string `json:"session"`
-	Action  string `json:"action"`
-	Mode    string `json:"mode,omitempty"`
-	Version string `json:"version,omitempty"`
-	SHA256  string `json:"sha256,omitempty"`
-	Tested  string `json:"testedVersion,omitempty"`
+// sessionTool starts a run's Codex CLI and records what it printed that
+// AgentHub could not read (agentproc.SessionTool, shared by every adapter).
+func sessionTool() agentproc.SessionTool {
+	return agentproc.SessionTool{Label: "Codex", Gone: errGone.Message,
+		ToolSpec: spec(ToolSession, "Starts the Codex CLI for this run, or records what it printed that AgentHub could not read."),
+		Lookup: func(id string) (agentproc.Starter, bool) {
+			s, ok := live.ByID(id)
+			return s, ok
+		}}
 }
 
-// sessionTool starts a run's CLI (the first point where the run's
-// workspace, id, event log and process tracking are at hand) and records
-// problems with its output. It needs no approval: it changes nothing in the
-// workspace, and every action of the CLI is gated on its own (or, with
-// advisory gating, recorded).
-type sessionTool struct{}
-
-func (sessionTool) Spec() backend.ToolSpec {
-	return spec(ToolSession, "Starts the Codex CLI for this run, or records what it printed that AgentHub could not read.")
-}
-
-func (sessionTool) Action(context.Context, backend.ToolEnv, json.RawMessage) (*backend.GatedAction, error) {
-	return nil, nil
-}
-
-func (sessionTool) Execute(ctx context.Context, env backend.ToolEnv, in backend.ToolInput) (backend.ToolResult, error) {
-	var a sessionArgs
-	if err := json.Unmarshal(in.Arguments, &a); err != nil {
-		return backend.ToolResult{Content: "not a Codex session call", IsError: true}, nil
-	}
-	s, ok := live.ByID(a.Session)
-	if !ok {
-		return backend.ToolResult{Content: errGone.Message, IsError: true}, nil
-	}
-	if a.Action == actionReport {
-		n := len(s.takeDiagsFor(env))
-		return backend.ToolResult{Content: fmt.Sprintf("Codex printed %d line(s) AgentHub could not read; "+
-			"they are kept in the raw output and recorded as %s events", n, backend.EvSchemaValidation)}, nil
-	}
+// Launch implements agentproc.Starter: app-server, or `codex exec` with
+// advisory gating.
+func (s *session) Launch(ctx context.Context, env backend.ToolEnv) (string, error) {
 	start := s.start
 	if s.cfg.advisory() {
 		start = s.startExec
@@ -75,27 +45,30 @@ func (sessionTool) Execute(ctx context.Context, env backend.ToolEnv, in backend.
 	if err := start(ctx, env); err != nil {
 		s.stopQuietly()
 		s.fail(err)
-		return backend.ToolResult{Content: "the Codex CLI could not be started", IsError: true}, nil
+		return "", err
 	}
 	s.announce(env)
 	msg := fmt.Sprintf("Codex %s started in the workspace (binary sha256 %s); its commands and patches come to "+
-		"AgentHub for approval", s.bin.Version, scrub.Short(s.bin.SHA256))
+		"AgentHub for approval", s.Bin.Version, scrub.Short(s.Bin.SHA256))
 	if s.cfg.advisory() {
 		msg = fmt.Sprintf("Codex %s started in the workspace (binary sha256 %s) with advisory gating: it acts "+
-			"inside its %s sandbox without asking, and AgentHub records what it did", s.bin.Version,
-			scrub.Short(s.bin.SHA256), s.cfg.sandbox())
+			"inside its %s sandbox without asking, and AgentHub records what it did", s.Bin.Version,
+			scrub.Short(s.Bin.SHA256), s.cfg.sandbox())
 	}
-	if s.bin.Drift() {
-		msg += "; " + driftWarning(s.bin.Version)
+	if s.Bin.Drift() {
+		msg += "; " + driftWarning(s.Bin.Version)
 	}
-	return backend.ToolResult{Content: msg}, nil
+	return msg, nil
 }
+
+// Report implements agentproc.Starter.
+func (s *session) Report(env backend.ToolEnv) int { return len(s.takeDiagsFor(env)) }
 
 // stopQuietly stops a process that failed to start properly, keeping the
 // session so that the next Stream reports the failure.
 func (s *session) stopQuietly() {
-	if s.p != nil {
-		_ = s.p.Stop(2 * time.Second)
+	if s.P != nil {
+		_ = s.P.Stop(2 * time.Second)
 	}
 }
 
@@ -112,22 +85,22 @@ func (s *session) announce(env backend.ToolEnv) {
 	if s.cfg.advisory() {
 		mode = "exec"
 	}
-	env.Emit(EvRuntimeStarted, map[string]any{"runtime": "codex", "mode": mode, "version": s.bin.Version,
-		"sha256": s.bin.SHA256, "testedVersion": TestedVersion, "drift": s.bin.Drift(), "sessionId": s.id,
-		"sandbox": s.cfg.sandbox(), "rawOutput": rawlog.Name(s.id), "capabilities": Capabilities(s.cfg.Gating)})
-	if s.bin.Drift() {
-		env.Emit(EvVersionDrift, map[string]any{"runtime": "codex", "version": s.bin.Version,
-			"testedVersion": TestedVersion, "message": driftWarning(s.bin.Version)})
+	env.Emit(EvRuntimeStarted, map[string]any{"runtime": "codex", "mode": mode, "version": s.Bin.Version,
+		"sha256": s.Bin.SHA256, "testedVersion": TestedVersion, "drift": s.Bin.Drift(), "sessionId": s.ID,
+		"sandbox": s.cfg.sandbox(), "rawOutput": rawlog.Name(s.ID), "capabilities": Capabilities(s.cfg.Gating)})
+	if s.Bin.Drift() {
+		env.Emit(EvVersionDrift, map[string]any{"runtime": "codex", "version": s.Bin.Version,
+			"testedVersion": TestedVersion, "message": driftWarning(s.Bin.Version)})
 	}
 }
 
 // takeDiags returns the problems not yet emitted, and whether the run is
 // to be marked degraded now (the first time there are any).
 func (s *session) takeDiags() ([]agentproc.Diag, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	d := s.diags
-	s.diags = nil
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	d := s.Diags
+	s.Diags = nil
 	first := len(d) > 0 && !s.degraded
 	if first {
 		s.degraded = true
@@ -136,9 +109,9 @@ func (s *session) takeDiags() ([]agentproc.Diag, bool) {
 }
 
 func (s *session) pendingDiags() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.diags) > 0
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	return len(s.Diags) > 0
 }
 
 // emitDiags records pending problems as schema.validation_failed events.
@@ -156,7 +129,7 @@ func (s *session) takeDiagsFor(env backend.ToolEnv) []agentproc.Diag {
 		if first {
 			env.Emit(EvDegraded, map[string]any{"runtime": "codex", "reason": "schema_validation_failed",
 				"message": "Codex printed output AgentHub could not read; the run's record of what Codex did may be " +
-					"incomplete (the raw output is kept)", "rawOutput": rawlog.Name(s.id)})
+					"incomplete (the raw output is kept)", "rawOutput": rawlog.Name(s.ID)})
 		}
 	}
 	return d
@@ -238,13 +211,13 @@ func enforcementOf(advisory bool) backend.Enforcement {
 
 // observedCall turns an item Codex completed without asking into a call.
 func (s *session) observedCall(it threadItem, n int) (backend.ToolCallRequest, error) {
-	a := observedArgs{Session: s.id, Item: it.ID, Status: it.Status, Exit: it.Exit, Advisory: s.cfg.advisory(),
+	a := observedArgs{Session: s.ID, Item: it.ID, Status: it.Status, Exit: it.Exit, Advisory: s.cfg.advisory(),
 		Source: it.Source}
 	switch it.Type {
 	case "commandExecution":
-		a.Type, a.Command = "command", s.scrub(it.Command)
+		a.Type, a.Command = "command", s.Scrub(it.Command)
 		if it.Output != nil {
-			a.Output = scrub.Clip(s.scrub(*it.Output), 16<<10)
+			a.Output = scrub.Clip(s.Scrub(*it.Output), 16<<10)
 		}
 	default:
 		a.Type = "file_change"
@@ -260,7 +233,7 @@ func (s *session) observedCall(it threadItem, n int) (backend.ToolCallRequest, e
 	if err != nil {
 		return backend.ToolCallRequest{}, fmt.Errorf("encode an observation: %w", err)
 	}
-	id := fmt.Sprintf("codex-%s-o%d", s.id, n)
+	id := fmt.Sprintf("codex-%s-o%d", s.ID, n)
 	live.AddCall(id, s)
 	return backend.ToolCallRequest{ID: id, Name: ToolObserved, Arguments: b}, nil
 }

@@ -14,7 +14,7 @@ const closeGrace = 10 * time.Second
 // finish ends a session whose turn is over: the CLI exits when its input
 // closes; one that does not is stopped.
 func (s *session) finish() {
-	agentproc.Finish(s.p, &s.wmu, closeGrace)
+	agentproc.Finish(s.P, &s.wmu, closeGrace)
 	s.drop()
 }
 
@@ -30,19 +30,19 @@ type stopper struct{ s *session }
 func (st stopper) Stop(grace time.Duration) error {
 	s := st.s
 	defer s.drop()
-	if s.p == nil {
+	if s.P == nil {
 		return nil
 	}
 	deadline := time.Now().Add(grace)
-	s.mu.Lock()
-	thread, turn, done := s.thread, s.turn, s.turnDone || s.exited
+	s.Mu.Lock()
+	thread, turn, done := s.thread, s.turn, s.turnDone || s.Exited
 	var open []*request
 	for _, r := range s.reqs {
 		if !r.answered && !slices.Contains(open, r) {
 			open = append(open, r)
 		}
 	}
-	s.mu.Unlock()
+	s.Mu.Unlock()
 	for _, r := range open {
 		_ = s.answer(r, "cancel")
 	}
@@ -51,15 +51,15 @@ func (st stopper) Stop(grace time.Duration) error {
 		s.waitTurnDone(min(grace/2, 2*time.Second))
 	}
 	s.wmu.Lock()
-	if in := s.p.Stdin(); in != nil {
+	if in := s.P.Stdin(); in != nil {
 		_ = in.Close()
 	}
 	s.wmu.Unlock()
 	select {
-	case <-s.p.Done():
+	case <-s.P.Done():
 	case <-time.After(time.Until(deadline)):
 	}
-	return s.p.Stop(max(time.Until(deadline), 500*time.Millisecond))
+	return s.P.Stop(max(time.Until(deadline), 500*time.Millisecond))
 }
 
 // waitTurnDone waits at most d for the turn to end or the process to exit.
@@ -67,9 +67,9 @@ func (s *session) waitTurnDone(d time.Duration) {
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	for {
-		s.mu.Lock()
-		done, wait := s.turnDone || s.exited, s.changed
-		s.mu.Unlock()
+		s.Mu.Lock()
+		done, wait := s.turnDone || s.Exited, s.Changed
+		s.Mu.Unlock()
 		if done {
 			return
 		}
@@ -87,9 +87,9 @@ func (s *session) waitExited() {
 	timer := time.NewTimer(2 * time.Second)
 	defer timer.Stop()
 	for {
-		s.mu.Lock()
-		exited, wait := s.exited, s.changed
-		s.mu.Unlock()
+		s.Mu.Lock()
+		exited, wait := s.Exited, s.Changed
+		s.Mu.Unlock()
 		if exited {
 			return
 		}

@@ -28,7 +28,7 @@ func ToolNames() []string { return []string{ToolSession, ToolCommand, ToolFile, 
 // serve every Codex profile; a call finds its session by id.
 func Tools() map[string]backend.Tool {
 	return map[string]backend.Tool{
-		ToolSession:  sessionTool{},
+		ToolSession:  sessionTool(),
 		ToolCommand:  commandTool{},
 		ToolFile:     fileTool{},
 		ToolObserved: observedTool{},
@@ -100,9 +100,9 @@ func (s *session) fileArgs(changes []fileChange) ([]fileArgs, error) {
 // either spelling); false when it is outside.
 func (s *session) rel(abs string) (string, bool) {
 	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(s.root, abs)
+		abs = filepath.Join(s.Root, abs)
 	}
-	return agentpath.Rel([]string{s.root, s.realRoot}, abs)
+	return agentpath.Rel([]string{s.Root, s.RealRoot}, abs)
 }
 
 // proxyCalls turns an approval request into the engine's calls.
@@ -116,7 +116,7 @@ func (s *session) proxyCalls(r *request) ([]backend.ToolCallRequest, error) {
 		out = append(out, backend.ToolCallRequest{ID: id, Name: name, Arguments: b})
 		return nil
 	}
-	base := callArgs{Session: s.id, Request: r.key, Item: r.itemID}
+	base := callArgs{Session: s.ID, Request: r.key, Item: r.itemID}
 	if r.method == methodCommandApproval {
 		return out, add(r.calls[0], ToolCommand, s.commandArgs(base, r.cmd))
 	}
@@ -144,9 +144,9 @@ func lookup(callID string, raw json.RawMessage) (*session, *request, callArgs, e
 	if !ok {
 		return nil, nil, a, errGone
 	}
-	s.mu.Lock()
+	s.Mu.Lock()
 	r, ok := s.reqs[callID]
-	s.mu.Unlock()
+	s.Mu.Unlock()
 	if !ok || r.key != a.Request {
 		return s, nil, a, fmt.Errorf("Codex made no request %s", scrub.Clip(a.Request, 40))
 	}

@@ -78,7 +78,8 @@ func FuzzParseLine(f *testing.F) {
 
 // TestExecLines reads `codex exec --json` output as captured from 0.169.0.
 func TestExecLines(t *testing.T) {
-	s := &session{root: "/ws", items: map[string]*itemState{}, changed: make(chan struct{})}
+	s := &session{items: map[string]*itemState{}}
+	s.Root, s.Changed = "/ws", make(chan struct{})
 	for _, l := range []string{
 		`{"type":"thread.started","thread_id":"01a2085b-97c3"}`,
 		`{"type":"turn.started"}`,
@@ -92,15 +93,15 @@ func TestExecLines(t *testing.T) {
 		s.execLine([]byte(l))
 	}
 	var kinds []eventKind
-	for _, ev := range s.queue {
+	for _, ev := range s.Queue {
 		kinds = append(kinds, ev.kind)
 	}
 	want := []eventKind{evText, evObserved, evObserved, evTurnDone}
 	if len(kinds) != len(want) || kinds[0] != want[0] || kinds[1] != want[1] || kinds[2] != want[2] || kinds[3] != want[3] {
 		t.Fatalf("events %v, want %v", kinds, want)
 	}
-	if s.usage.Input != 400 || s.usage.Output != 80 || len(s.diags) != 1 || !strings.Contains(s.diags[0].Problem, "telepathy") {
-		t.Fatalf("usage %+v diags %+v", s.usage, s.diags)
+	if s.usage.Input != 400 || s.usage.Output != 80 || len(s.Diags) != 1 || !strings.Contains(s.Diags[0].Problem, "telepathy") {
+		t.Fatalf("usage %+v diags %+v", s.usage, s.Diags)
 	}
 	e := execError("unexpected status 401 Unauthorized: Incorrect API key provided, url: http://127.0.0.1:1/v1/responses")
 	if e.httpStatus() != 401 {
