@@ -74,14 +74,30 @@ func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer) error {
 		cfg.CancelWait = 60 * time.Second
 	}
 	a := &Agent{cfg: cfg, sessions: map[string]*session{}}
-	a.conn = acp.NewAgentSideConnection(a, out, in)
+	// The connection starts reading as it is made, before a.conn and its
+	// logger are set; nothing is read until they are (the race detector
+	// saw a handler read both while they were written).
+	gate := &gatedReader{r: in, open: make(chan struct{})}
+	a.conn = acp.NewAgentSideConnection(a, out, gate)
 	a.conn.SetLogger(cfg.Log)
+	close(gate.open)
 	select {
 	case <-a.conn.Done():
 		return nil
 	case <-ctx.Done():
 		return nil
 	}
+}
+
+// gatedReader reads nothing until open is closed.
+type gatedReader struct {
+	r    io.Reader
+	open chan struct{}
+}
+
+func (g *gatedReader) Read(p []byte) (int, error) {
+	<-g.open
+	return g.r.Read(p)
 }
 
 // Initialize says what this agent does: sessions (loadable again once they
