@@ -283,6 +283,15 @@ describe('ApprovalDialog', () => {
     );
   });
 
+  it('truncates a long title in the middle, with the whole title on hover', () => {
+    const title = 'Edit src/components/some/very/deeply/nested/directory/structure/with/a/long/path/ApprovalDialog.svelte';
+    setup({ ...patchRequest, title });
+    const h2 = screen.getByRole('heading', { level: 2 });
+    expect(h2).toHaveAttribute('title', title);
+    expect(h2).toHaveTextContent(title);
+    expect(h2.querySelector('.end')).toHaveTextContent('/ApprovalDialog.svelte');
+  });
+
   it('push needs its name typed before it can be approved', async () => {
     const { decisions, dialog } = setup(pushRequest);
     const approve = screen.getByRole('button', { name: /^Approve once/ });

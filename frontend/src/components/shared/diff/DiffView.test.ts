@@ -113,6 +113,8 @@ describe('DiffView', () => {
       onLineMode: (...a: unknown[]) => calls.push(['mode', ...a]),
       onPickLine: (...a: unknown[]) => calls.push(['line', ...a]),
     });
+    // A long path keeps its file name in view; the whole path is on hover.
+    expect(screen.getByTestId('diff-file').querySelector('.path [title]')).toHaveAttribute('title', 'src/app.ts');
     const [first, second] = screen.getAllByTestId('diff-hunk');
     // Only the hunk in line mode has line boxes; context lines never do.
     expect(within(second!).queryAllByTestId('diff-line-select')).toEqual([]);
