@@ -2,10 +2,13 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 
 	"agenthub/app/acpagent"
+	"agenthub/app/api"
 	"agenthub/backend"
 )
 
@@ -33,6 +36,12 @@ func runACP(ctx context.Context, e *Env, args []string) error {
 		return err
 	}
 	defer core.Close()
+	if *profile != "" {
+		// Said now, on stderr, rather than at the editor's first prompt.
+		if err := knownProfile(core, *profile); err != nil {
+			return err
+		}
+	}
 	if *playbook != "" {
 		text, err := os.ReadFile(*playbook)
 		if err != nil {
@@ -45,4 +54,21 @@ func runACP(ctx context.Context, e *Env, args []string) error {
 	log := slog.New(slog.NewTextHandler(e.Stderr, &slog.HandlerOptions{Level: logLevel(e.Getenv)}))
 	return acpagent.Serve(ctx, acpagent.Config{Core: core, Profile: *profile, Version: e.Version, Log: log},
 		e.Stdin, e.Stdout)
+}
+
+// knownProfile refuses a profile name the engine does not have.
+func knownProfile(core *api.Core, name string) error {
+	list, err := api.NewRunsAPI(core).Profiles()
+	if err != nil {
+		return err
+	}
+	names := make([]string, 0, len(list))
+	for _, p := range list {
+		if p.Name == name {
+			return nil
+		}
+		names = append(names, p.Name)
+	}
+	return &backend.Error{Code: backend.CodeInvalidInput, Message: fmt.Sprintf("unknown profile %q", name),
+		Next: "Choose one of: " + strings.Join(names, ", ") + " (agenthub profiles lists them)."}
 }

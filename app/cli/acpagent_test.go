@@ -7,7 +7,8 @@ import (
 )
 
 // TestACPCommandUsage: `agenthub acp` speaks only ACP on stdout, so every
-// mistake on its command line is said on stderr, before any protocol.
+// mistake on its command line (an unknown profile too) is said on stderr,
+// before any protocol.
 func TestACPCommandUsage(t *testing.T) {
 	env := map[string]string{"AGENTHUB_HOME": t.TempDir()}
 	cases := []struct {
@@ -18,6 +19,7 @@ func TestACPCommandUsage(t *testing.T) {
 		{[]string{"acp", "extra"}, ExitUsage, "acp takes no arguments"},
 		{[]string{"acp", "--profile", "demo", "--playbook", "x.toml"}, ExitUsage, "not both"},
 		{[]string{"acp", "--playbook", filepath.Join(t.TempDir(), "missing.toml")}, ExitFailed, "(invalid_input)"},
+		{[]string{"acp", "--profile", "no-such-profile"}, ExitFailed, "unknown profile \"no-such-profile\" (invalid_input)\nnext: Choose one of: demo"},
 	}
 	for _, c := range cases {
 		code, out, errOut := runCLI(t, env, c.args...)
