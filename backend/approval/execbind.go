@@ -53,7 +53,8 @@ func ExecPreimages(files []ExecFile) []Preimage {
 // command line, `make -C DIR` and the like), by the names the tool looks
 // for. A file the tool would read but that does not exist is bound as
 // Absent, so creating it is drift too. Words the shell expands at run time
-// ($VAR, globs, substitutions) cannot be resolved and bind nothing.
+// ($VAR, globs, substitutions) cannot be resolved: such a file is listed as
+// Unreadable with the reason, its content unbound.
 //
 // What a bound file runs in turn is bound too, as far as it can be seen
 // (issue 14: an approved script's edited library ran): a shell script's
@@ -130,7 +131,11 @@ type binder struct {
 }
 
 func (b *binder) bind(dir string, ref execRef, depth int) {
-	if !static(ref.path) || path.IsAbs(ref.path) || len(b.out) >= maxExecFiles {
+	if len(b.out) >= maxExecFiles || path.IsAbs(ref.path) {
+		return
+	}
+	if !static(ref.path) {
+		b.unbound(ref)
 		return
 	}
 	p, ok := within(dir, ref.path)
@@ -153,6 +158,20 @@ func (b *binder) bind(dir string, ref execRef, depth int) {
 	if err == nil && depth < maxFollowDepth {
 		b.follow(dir, ref, data, depth+1)
 	}
+}
+
+// unbound lists a file the command runs whose name is known only at run
+// time (`. "$DIR/lib.sh"`, `include $(DEPS)`, `bash $SCRIPT`): nothing can
+// bind its content, so the approval says so (as unreadable, with the
+// reason) instead of leaving it out silently.
+func (b *binder) unbound(ref execRef) {
+	key := "\x00" + ref.path
+	if b.seen[key] {
+		return
+	}
+	b.seen[key] = true
+	b.out = append(b.out, ExecFile{Path: ref.path, SHA256: Unreadable, Why: ref.why,
+		Note: "its name is known only at run time ($VAR, a glob or a substitution): its content is not bound"})
 }
 
 // follow binds what a bound file runs in turn. A shell script (sourced, or

@@ -116,7 +116,7 @@ func TestExecFiles(t *testing.T) {
 		{"cd .. && make", "", nil},
 		{"timeout 60 bash build.sh", "", []string{"build.sh ="}},
 		{"env FOO=1 make", "", makefiles},
-		{"bash $SCRIPT", "", nil},
+		{"bash $SCRIPT", "", []string{"$SCRIPT unreadable"}},
 		{"bash ../outside.sh", "", nil},
 		{"bash " + filepath.Join(root, "build.sh"), "", nil},
 		{"bash link.sh", "", []string{"link.sh unreadable"}},
