@@ -61,6 +61,13 @@ type (
 		IsError    bool   `json:"isError"`
 		Status     string `json:"status"`
 	}
+	// proposedPayload is run.patch.proposed: a policy-approved proposal
+	// carries its preview, since no approval showed it.
+	proposedPayload struct {
+		ToolCallID string          `json:"toolCallId"`
+		Resolver   string          `json:"resolver"`
+		Preview    json.RawMessage `json:"preview"`
+	}
 	resolvedPayload struct {
 		ApprovalID string               `json:"approvalId"`
 		ToolCallID string               `json:"toolCallId"`
@@ -108,6 +115,24 @@ func (m *mapper) updates(ev backend.Event) []acp.SessionUpdate {
 		tc := m.approvalToolCall(a)
 		return []acp.SessionUpdate{{ToolCallUpdate: &acp.SessionToolCallUpdate{ToolCallId: tc.ToolCallId,
 			Title: tc.Title, Kind: tc.Kind, Status: tc.Status, Content: tc.Content, Locations: tc.Locations}}}
+	case backend.EvPatchProposed:
+		// A write the policy allowed asks nobody: show its diff on the call
+		// all the same. A reviewed one was shown with its approval.
+		var p proposedPayload
+		if json.Unmarshal(ev.Payload, &p) != nil || p.ToolCallID == "" || len(p.Preview) == 0 {
+			return nil
+		}
+		var pv patch.Preview
+		if json.Unmarshal(p.Preview, &pv) != nil || pv.Path == "" {
+			return nil
+		}
+		content := patchContent(m.root, pv)
+		m.diffs[p.ToolCallID] = diffsOnly(content)
+		opts := []acp.ToolCallUpdateOpt{acp.WithUpdateStatus(acp.ToolCallStatusInProgress), acp.WithUpdateContent(content)}
+		if loc := m.location(pv.Path); loc != nil {
+			opts = append(opts, acp.WithUpdateLocations([]acp.ToolCallLocation{*loc}))
+		}
+		return []acp.SessionUpdate{acp.UpdateToolCall(acp.ToolCallId(p.ToolCallID), opts...)}
 	case backend.EvApprovalResolved:
 		var p resolvedPayload
 		if json.Unmarshal(ev.Payload, &p) != nil || p.ToolCallID == "" || !p.Decision.Approves() {

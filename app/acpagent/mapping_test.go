@@ -105,6 +105,16 @@ func TestUpdates(t *testing.T) {
 			return event(t, backend.EvRunFailed, backend.RunEnded{Code: backend.FailInternal, Message: "boom", Next: "retry"})
 		}, []map[string]any{{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text",
 			"text": "\n\nThe run failed (internal_error): boom\nNext: retry"}}}},
+		{"a write the policy allowed shows its diff on the call", func(t *testing.T) backend.Event {
+			pv := patch.Preview{Path: "notes.txt", Operation: "create", Diff: diffview.FileDiff{Hunks: []diffview.Hunk{{NewStart: 1, NewLines: 1,
+				Lines: []diffview.Line{{Op: diffview.OpAdd, Text: "hi", EOL: diffview.EOLLF}}}}}}
+			return event(t, backend.EvPatchProposed, map[string]any{"toolCallId": "call_4", "resolver": "policy", "preview": pv})
+		}, []map[string]any{{"sessionUpdate": "tool_call_update", "toolCallId": "call_4", "status": "in_progress",
+			"content":   []any{map[string]any{"type": "diff", "path": "/ws/notes.txt", "newText": "hi\n"}},
+			"locations": []any{map[string]any{"path": "/ws/notes.txt"}}}}},
+		{"a reviewed proposal was shown with its approval", func(t *testing.T) backend.Event {
+			return event(t, backend.EvPatchProposed, map[string]any{"toolCallId": "call_1", "resolver": "reviewer", "approvalId": "apr_1"})
+		}, nil},
 		{"status changes map to nothing", func(t *testing.T) backend.Event {
 			return event(t, backend.EvRunStatusChanged, backend.StatusChanged{From: backend.RunRunning, To: backend.RunNeedsApproval})
 		}, nil},
