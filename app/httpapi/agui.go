@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -98,50 +97,15 @@ func (s *Server) serveAGUI(w http.ResponseWriter, r *http.Request) {
 	if cursor < 0 {
 		cursor = requested
 	}
-	// Reconnect, then deliver (seed 000): the stream is attached from its
-	// cursor before the decision goes in, so every event the decision
-	// causes is after the cursor and reaches this stream.
-	ctx, cancel := context.WithCancel(r.Context())
-	defer cancel()
-	events, err := s.events.Subscribe(ctx, runID, cursor)
-	if err != nil {
-		writeError(w, err, 0)
-		return
-	}
-	if err := s.deliver(decisions); err != nil {
-		writeError(w, err, 0)
-		return
-	}
-	if props.Cancel {
-		if _, err := s.runs.Cancel(runID); err != nil {
-			writeError(w, err, 0)
-			return
-		}
-	}
-	f, ok := sseStart(w, nil)
-	if !ok {
-		return
-	}
 	tr := agui.New(in.ThreadID, in.RunID, runID)
 	tr.Steps = steps
-	sseWrite(w, f, tr.Start(string(run.State)))
-	err = s.follow(ctx, runID, cursor, events, func(ev backend.Event) bool {
-		sseWrite(w, f, tr.Event(ev))
-		if tr.Ended() {
-			return false
-		}
-		if ev.Type == backend.EvApprovalRequested {
-			if pending, ok := s.stillPending(ev); ok {
-				sseWrite(w, f, tr.Interrupt(pending, ev.Sequence))
-				return false
-			}
-		}
-		return true
+	serveRun(s, w, r, runID, cursor, decisions, props.Cancel, response[agui.Event]{
+		start: tr.Start(string(run.State)), tr: tr, suspend: tr.Interrupt,
+		fail: func(err error) []agui.Event {
+			e := api.ErrorOf(err)
+			return tr.Fail(string(e.Code), e.Message)
+		},
 	})
-	if err != nil && !tr.Ended() {
-		e := api.ErrorOf(err)
-		sseWrite(w, f, tr.Fail(string(e.Code), e.Message))
-	}
 }
 
 // aguiDecisions turns resume[] into decisions, all for one run, each

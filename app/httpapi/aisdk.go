@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -116,50 +115,14 @@ func (s *Server) serveAISDK(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err, 0)
 		return
 	}
-	// Reconnect, then deliver (seed 000).
-	ctx, cancel := context.WithCancel(r.Context())
-	defer cancel()
-	events, err := s.events.Subscribe(ctx, runID, cursor)
-	if err != nil {
-		writeError(w, err, 0)
-		return
-	}
-	if err := s.deliver(decisions); err != nil {
-		writeError(w, err, 0)
-		return
-	}
-	if props.Cancel {
-		if _, err := s.runs.Cancel(runID); err != nil {
-			writeError(w, err, 0)
-			return
-		}
-	}
-	f, ok := sseStart(w, map[string]string{aisdk.HeaderName: aisdk.HeaderValue})
-	if !ok {
-		return
-	}
 	tr := aisdk.New(runID, cursor)
-	sseWrite(w, f, tr.Start(messageID))
-	err = s.follow(ctx, runID, cursor, events, func(ev backend.Event) bool {
-		sseWrite(w, f, tr.Event(ev))
-		if tr.Ended() {
-			return false
-		}
-		if ev.Type == backend.EvApprovalRequested {
-			if _, ok := s.stillPending(ev); ok {
-				sseWrite(w, f, tr.Suspend())
-				return false
-			}
-		}
-		return true
+	serveRun(s, w, r, runID, cursor, decisions, props.Cancel, response[aisdk.Chunk]{
+		header: map[string]string{aisdk.HeaderName: aisdk.HeaderValue},
+		start:  tr.Start(messageID), tr: tr,
+		suspend: func([]backend.ApprovalRequest, int64) []aisdk.Chunk { return tr.Suspend() },
+		fail:    func(err error) []aisdk.Chunk { return tr.Fail(api.ErrorOf(err).Message) },
+		trailer: "data: [DONE]\n\n",
 	})
-	if err != nil && !tr.Ended() {
-		sseWrite(w, f, tr.Fail(api.ErrorOf(err).Message))
-	}
-	if tr.Ended() {
-		_, _ = w.Write([]byte("data: [DONE]\n\n"))
-		f.Flush()
-	}
 }
 
 // aisdkDecisions collects the answers of the request: explicit

@@ -210,6 +210,74 @@ func (s *Server) stillPending(ev backend.Event) ([]backend.ApprovalRequest, bool
 	return list, true
 }
 
+// translator is what a protocol's translator does for one response.
+type translator[T any] interface {
+	Event(backend.Event) []T
+	Ended() bool
+}
+
+// response is one protocol response of a run: its translator, what it
+// opens with, how it ends at a pending approval and at an error of its own.
+type response[T any] struct {
+	header  map[string]string
+	start   []T
+	tr      translator[T]
+	suspend func(pending []backend.ApprovalRequest, seq int64) []T
+	fail    func(error) []T
+	trailer string // written once the response ended
+}
+
+// serveRun attaches the run's events from cursor, then delivers the
+// decisions (and the cancel), then streams the response (seed 000:
+// reconnect, then deliver: every event the decision causes is after the
+// cursor, so it reaches this stream). A refused decision is an error
+// response, before any byte of the stream.
+func serveRun[T any](s *Server, w http.ResponseWriter, r *http.Request, runID string, cursor int64,
+	decisions []backend.Decision, cancelRun bool, resp response[T]) {
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	events, err := s.events.Subscribe(ctx, runID, cursor)
+	if err != nil {
+		writeError(w, err, 0)
+		return
+	}
+	if err := s.deliver(decisions); err != nil {
+		writeError(w, err, 0)
+		return
+	}
+	if cancelRun {
+		if _, err := s.runs.Cancel(runID); err != nil {
+			writeError(w, err, 0)
+			return
+		}
+	}
+	f, ok := sseStart(w, resp.header)
+	if !ok {
+		return
+	}
+	sseWrite(w, f, resp.start)
+	err = s.follow(ctx, runID, cursor, events, func(ev backend.Event) bool {
+		sseWrite(w, f, resp.tr.Event(ev))
+		if resp.tr.Ended() {
+			return false
+		}
+		if ev.Type == backend.EvApprovalRequested {
+			if pending, ok := s.stillPending(ev); ok {
+				sseWrite(w, f, resp.suspend(pending, ev.Sequence))
+				return false
+			}
+		}
+		return true
+	})
+	if err != nil && !resp.tr.Ended() {
+		sseWrite(w, f, resp.fail(err))
+	}
+	if resp.tr.Ended() && resp.trailer != "" {
+		_, _ = io.WriteString(w, resp.trailer)
+		f.Flush()
+	}
+}
+
 // deliver hands the decisions to the approvals facade, in order.
 func (s *Server) deliver(ds []backend.Decision) error {
 	for _, d := range ds {

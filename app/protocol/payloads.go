@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"encoding/json"
+	"slices"
 
 	"agenthub/backend"
 )
@@ -71,3 +72,14 @@ func RunEnded(ev backend.Event) backend.RunEnded {
 // CustomName is the name a protocol's custom or data part carries for an
 // AgentHub event without an equivalent: "agenthub." and the event type.
 func CustomName(t backend.EventType) string { return "agenthub." + string(t) }
+
+// SortedKeys lists what a translator holds open in a fixed order, so what
+// it closes comes out the same every time.
+func SortedKeys(m map[string]bool) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -8,7 +8,6 @@ package agui
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"time"
 
 	"agenthub/app/protocol"
@@ -329,10 +328,10 @@ func (t *Translator) closeReasoning(id string, add func(Event)) {
 // closeOpen ends what is open, in a fixed order (messages sorted by id so
 // the output is deterministic), so RUN_FINISHED finds nothing active.
 func (t *Translator) closeOpen(add func(Event)) {
-	for _, id := range sortedKeys(t.reasoning) {
+	for _, id := range protocol.SortedKeys(t.reasoning) {
 		t.closeReasoning(id, add)
 	}
-	for _, id := range sortedKeys(t.texts) {
+	for _, id := range protocol.SortedKeys(t.texts) {
 		delete(t.texts, id)
 		add(Event{Type: TextEnd, MessageID: id})
 	}
@@ -340,13 +339,4 @@ func (t *Translator) closeOpen(add func(Event)) {
 		add(Event{Type: StepFinished, StepName: t.step})
 		t.step = ""
 	}
-}
-
-func sortedKeys(m map[string]bool) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -1,35 +1,18 @@
 package agui
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"agenthub/app/protocol"
+	"agenthub/app/protocol/protocoltest"
 	"agenthub/backend"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
-
-// recorded is a real run of tests/protocols/agui's playbook (a write of two
-// hunks, approved in part; a command, rejected; done), as the store keeps it.
-func recorded(t *testing.T) []backend.Event {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "testdata", "run.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var evs []backend.Event
-	if err := json.Unmarshal(data, &evs); err != nil {
-		t.Fatal(err)
-	}
-	return evs
-}
 
 func fixed(tr *Translator) *Translator {
 	tr.Now = func() time.Time { return time.Date(2026, 11, 25, 8, 50, 0, 0, time.UTC) }
@@ -66,30 +49,14 @@ func streams(t *testing.T, evs []backend.Event) [][]Event {
 
 // TestRecordedRunGolden pins the whole mapping of a real run.
 func TestRecordedRunGolden(t *testing.T) {
-	got := streams(t, recorded(t))
+	got := streams(t, protocoltest.Recorded(t))
 	if len(got) != 3 {
 		t.Fatalf("%d streams, want 3 (two approvals)", len(got))
 	}
 	for i, s := range got {
 		checkWellFormed(t, i, s)
 	}
-	data, err := json.MarshalIndent(got, "", " ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	golden := filepath.Join("testdata", "run.golden.json")
-	if *update {
-		if err := os.WriteFile(golden, append(data, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(bytes.TrimSpace(want), bytes.TrimSpace(data)) {
-		t.Errorf("the AG-UI events differ from %s (go test -update to accept)", golden)
-	}
+	protocoltest.Golden(t, "run.golden.json", got, *update)
 }
 
 // checkWellFormed is the part of the AG-UI verifier's rules the Go side can
@@ -201,7 +168,7 @@ func TestEventTable(t *testing.T) {
 // bounds the selection; a command's names the command and has no hunks.
 func TestInterruptCarriesWhatTheDialogShows(t *testing.T) {
 	var patch, shell backend.ApprovalRequest
-	for _, e := range recorded(t) {
+	for _, e := range protocoltest.Recorded(t) {
 		if e.Type == backend.EvApprovalRequested {
 			tk, err := protocol.TicketOf(e)
 			if err != nil {

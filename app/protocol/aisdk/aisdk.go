@@ -9,7 +9,6 @@ package aisdk
 
 import (
 	"encoding/json"
-	"slices"
 	"strings"
 
 	"agenthub/app/protocol"
@@ -290,19 +289,13 @@ func (t *Translator) openStep(add func(Chunk)) {
 // closeStep ends open text and reasoning (sorted, so output is
 // deterministic) and the step.
 func (t *Translator) closeStep(add func(Chunk)) {
-	for _, kind := range []string{"reasoning", "text"} {
-		open := t.texts
-		if kind == "reasoning" {
-			open = t.thinking
-		}
-		keys := make([]string, 0, len(open))
-		for k := range open {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			delete(open, k)
-			add(Chunk{Type: kind + "-end", ID: k})
+	for _, open := range []struct {
+		kind string
+		ids  map[string]bool
+	}{{"reasoning", t.thinking}, {"text", t.texts}} {
+		for _, id := range protocol.SortedKeys(open.ids) {
+			delete(open.ids, id)
+			add(Chunk{Type: open.kind + "-end", ID: id})
 		}
 	}
 	if t.stepOpen {

@@ -1,33 +1,16 @@
 package aisdk
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"agenthub/app/protocol/protocoltest"
 	"agenthub/backend"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
-
-// recorded is a real run of tests/protocols/agui's playbook (a write of two
-// hunks, approved in part; a command, rejected; done), as the store keeps it.
-func recorded(t *testing.T) []backend.Event {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "testdata", "run.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var evs []backend.Event
-	if err := json.Unmarshal(data, &evs); err != nil {
-		t.Fatal(err)
-	}
-	return evs
-}
 
 // TestRecordedRunGolden plays the recorded run the way the handler serves
 // it (a response per POST, each suspended at a pending approval with
@@ -36,7 +19,7 @@ func TestRecordedRunGolden(t *testing.T) {
 	var got [][]Chunk
 	tr := New("run_1", 0)
 	cur := tr.Start("msg_1")
-	for _, ev := range recorded(t) {
+	for _, ev := range protocoltest.Recorded(t) {
 		cur = append(cur, tr.Event(ev)...)
 		if ev.Type == backend.EvApprovalRequested {
 			cur = append(cur, tr.Suspend()...)
@@ -62,23 +45,7 @@ func TestRecordedRunGolden(t *testing.T) {
 			t.Errorf("response %d: finish without the cursor: %+v", i, last.MessageMetadata)
 		}
 	}
-	data, err := json.MarshalIndent(got, "", " ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	golden := filepath.Join("testdata", "run.golden.json")
-	if *update {
-		if err := os.WriteFile(golden, append(data, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(bytes.TrimSpace(want), bytes.TrimSpace(data)) {
-		t.Errorf("the chunks differ from %s (go test -update to accept)", golden)
-	}
+	protocoltest.Golden(t, "run.golden.json", got, *update)
 }
 
 func ev(seq int64, typ backend.EventType, payload string) backend.Event {
