@@ -206,13 +206,11 @@ func (a *Agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 // and the prompt cancels its run.
 func (a *Agent) Cancel(ctx context.Context, p acp.CancelNotification) error { return nil }
 
-// CloseSession forgets a session; a prompt still running is cancelled by
-// the connection.
+// The methods below belong to capabilities this agent does not advertise
+// (closing, listing, resuming, modes and config options of sessions).
+
 func (a *Agent) CloseSession(ctx context.Context, p acp.CloseSessionRequest) (acp.CloseSessionResponse, error) {
-	a.mu.Lock()
-	delete(a.sessions, string(p.SessionId))
-	a.mu.Unlock()
-	return acp.CloseSessionResponse{}, nil
+	return acp.CloseSessionResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionClose)
 }
 
 func (a *Agent) ListSessions(ctx context.Context, p acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
