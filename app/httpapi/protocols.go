@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -29,10 +30,21 @@ type hubProps struct {
 	Cancel      bool   `json:"cancel,omitempty"`
 }
 
+// maxProtocolBody bounds a protocol request's body.
+const maxProtocolBody = 32 << 20
+
 // readLenient decodes a protocol body: clients add fields of their own, so
 // unknown ones are ignored (unlike readJSON for AgentHub's own routes).
 func readLenient(r *http.Request, v any) error {
-	if err := json.NewDecoder(io.LimitReader(r.Body, maxBody)).Decode(v); err != nil {
+	// A chat client sends the whole conversation every time, tool inputs
+	// (whole files) included: more room than AgentHub's own requests.
+	if err := json.NewDecoder(http.MaxBytesReader(nil, r.Body, maxProtocolBody)).Decode(v); err != nil {
+		var big *http.MaxBytesError
+		if errors.As(err, &big) {
+			return &backend.Error{Code: backend.CodeInvalidInput, Err: err,
+				Message: fmt.Sprintf("the request body is larger than %d MiB", maxProtocolBody>>20),
+				Next:    "Start a new chat: the conversation is sent whole with every request."}
+		}
 		return &backend.Error{Code: backend.CodeInvalidInput, Message: "the request body is not the protocol's JSON", Err: err}
 	}
 	return nil

@@ -10,8 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
+	"agenthub/app/api"
 	"agenthub/backend"
 )
 
@@ -181,5 +183,82 @@ func TestAISDKStreamSuspendsAndRefusesStaleTokens(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "AGENTHUB_TOUR.md")); err != nil {
 		t.Errorf("the approved patch was not written: %v", err)
+	}
+}
+
+// gappySource drops the events from..to of every run stream and sends a
+// system.gap for them instead, as a subscriber that overflowed is told
+// (EV10).
+type gappySource struct {
+	inner    EventSource
+	from, to int64
+}
+
+func (g gappySource) Subscribe(ctx context.Context, runID string, after int64) (<-chan backend.Event, error) {
+	in, err := g.inner.Subscribe(ctx, runID, after)
+	if err != nil {
+		return nil, err
+	}
+	out := make(chan backend.Event)
+	go func() {
+		defer close(out)
+		skipped := false
+		for ev := range in {
+			if runID != "" && ev.Sequence >= g.from && ev.Sequence <= g.to {
+				skipped = true // dropped, as an overflowing queue drops
+				continue
+			}
+			if skipped {
+				// The gap item reaches the subscriber after the events it
+				// stands for were committed, before the next one.
+				skipped = false
+				payload, _ := json.Marshal(backend.Gap{RunID: runID, FromSequence: g.from, ToSequence: g.to, Reason: "subscriber_overflow"})
+				select {
+				case out <- backend.Event{Type: backend.EvSystemGap, RunID: runID, Payload: payload}:
+				case <-ctx.Done():
+					return
+				}
+			}
+			select {
+			case out <- ev:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out, nil
+}
+
+// TestAGUIStreamRereadsAGap: events a gap says were dropped are read from
+// the store, so the AG-UI stream still carries every event once.
+func TestAGUIStreamRereadsAGap(t *testing.T) {
+	core, err := api.Open(t.Context(), api.Config{Home: t.TempDir(), Version: "test", Surface: backend.SurfaceBrowser})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { core.Close() })
+	f := serve(t, New(core, fstest.MapFS{}, gappySource{inner: core, from: 3, to: 8}, NewToken()))
+	_, ws := tourWorkspace(t, f)
+	input := `{"threadId":"th","runId":"r1","messages":[{"id":"u","role":"user","content":"tour"}],"forwardedProps":{"agenthub":{"workspaceId":%q}}}`
+	status, _, evs, body := f.protoPost(t, "/agui", fmt.Sprintf(input, ws), isType("RUN_FINISHED"))
+	if status != 200 || len(evs) == 0 || evs[len(evs)-1]["type"] != "RUN_FINISHED" {
+		t.Fatalf("%d %s %v", status, body, evs)
+	}
+	seen := map[int64]int{}
+	var last int64
+	for _, e := range evs {
+		meta, _ := e["metadata"].(map[string]any)
+		hub, _ := meta["agenthub"].(map[string]any)
+		if seq, ok := hub["sequence"].(float64); ok && e["type"] != "RUN_FINISHED" && e["type"] != "STEP_FINISHED" {
+			if int64(seq) != last {
+				seen[int64(seq)]++
+			}
+			last = int64(seq)
+		}
+	}
+	for seq := int64(1); seq <= last; seq++ {
+		if seen[seq] != 1 {
+			t.Errorf("event %d carried %d times (events %v)", seq, seen[seq], seen)
+		}
 	}
 }
