@@ -68,7 +68,7 @@ func RequireNode(t TB, dir string, pkgs ...string) string {
 	} else {
 		for _, p := range pkgs {
 			if _, err := os.Stat(filepath.Join(dir, "node_modules", p, "package.json")); err != nil {
-				missing = "the pinned clients are not installed in " + filepath.Base(dir) + "/node_modules (" + p +
+				missing = "the pinned clients are not installed in tests/protocols/" + filepath.Base(dir) + "/node_modules (" + p +
 					"): run scripts/deps.sh test"
 				break
 			}
