@@ -7,11 +7,12 @@ import { Lazy } from './lib/lazy.svelte';
 export const approvalDialog = new Lazy(() => import('./components/approvals/ApprovalDialog.svelte'));
 export const auditView = new Lazy(() => import('./components/audit/AuditView.svelte'));
 export const settingsView = new Lazy(() => import('./components/settings/SettingsView.svelte'));
+export const artifactsView = new Lazy(() => import('./components/artifacts/ArtifactsView.svelte'));
 
 /** Loads them all when the page is idle after the first render. */
 export function preloadViews(): () => void {
   const all = () => {
-    for (const v of [approvalDialog, auditView, settingsView]) void v.load().catch(() => {});
+    for (const v of [approvalDialog, auditView, settingsView, artifactsView]) void v.load().catch(() => {});
   };
   // Idle time after a timeout, so the first page's rows are painted before;
   // the timeout caps the wait while a long run's history keeps loading.

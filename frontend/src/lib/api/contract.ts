@@ -28,6 +28,7 @@ import type {
 import type { ApiError } from './error';
 import type { RunSaved, RunsPage, RunsPageRequest, SearchRequest, SearchResult } from './history';
 import type { ChangesAPI } from './changes';
+import type { ArtifactsAPI } from './artifacts';
 
 export type TransportKind = 'wails' | 'http';
 
@@ -143,4 +144,6 @@ export interface Api {
   readonly history?: HistoryAPI;
   /** A run's change set (changes.ts); absent in the in-memory test API unless a test gives one. */
   readonly changes?: ChangesAPI;
+  /** The artifacts of runs (artifacts.ts); absent in the in-memory test API unless a test gives one. */
+  readonly artifacts?: ArtifactsAPI;
 }

@@ -173,6 +173,8 @@ export const Coarses = {
 
 /** Stable error and failure codes (backend.FailureCode, FC1); the UI localises them by code. */
 export type FailureCode =
+  | 'artifact_too_large'
+  | 'artifact_secret'
   | 'runtime_unavailable'
   | 'workspace_outside_allowlist'
   | 'permission_denied'
@@ -204,6 +206,8 @@ export type FailureCode =
   | 'run_imported';
 
 export const FAILURE_CODES: readonly FailureCode[] = [
+  'artifact_too_large',
+  'artifact_secret',
   'runtime_unavailable',
   'workspace_outside_allowlist',
   'permission_denied',
@@ -237,6 +241,10 @@ export const FAILURE_CODES: readonly FailureCode[] = [
 
 /** The values of FailureCode by their Go names. */
 export const FailureCodes = {
+  /** CodeArtifactTooLarge: the content exceeds MaxArtifactBytes. */
+  CodeArtifactTooLarge: 'artifact_too_large',
+  /** CodeArtifactSecret: binary content (an image, a PDF) holds what looks like a secret; it cannot be redacted without breaking it, so it is not stored. */
+  CodeArtifactSecret: 'artifact_secret',
   FailRuntimeUnavailable: 'runtime_unavailable',
   FailOutsideAllowlist: 'workspace_outside_allowlist',
   FailPermissionDenied: 'permission_denied',
@@ -458,6 +466,8 @@ export const APPROVING_DECISIONS: readonly DecisionKind[] = ['approve_once', 'ap
 
 /** Each code's default next step in English (backend.Recovery, FC1); the UI shows its localised catalogue. */
 export const RECOVERY: Readonly<Record<FailureCode, string>> = {
+  artifact_too_large: 'Publish a smaller file (at most 16 MiB), or split it.',
+  artifact_secret: 'Remove the secret from the file, or publish a text version that can be redacted.',
   runtime_unavailable: 'Check the runtime CLI\'s installation and authentication.',
   workspace_outside_allowlist: 'Add the folder to the allowlist or choose another workspace.',
   permission_denied: 'Adjust the policy, or request an explicit approval.',

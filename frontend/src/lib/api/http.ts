@@ -205,6 +205,14 @@ export function createHttpApi(opts: HttpOptions = {}): Api {
       comment: (rid, c) => request('POST', `/api/runs/${id(rid)}/comments`, c),
       revert: (rid, checkpointId) => request('POST', `/api/runs/${id(rid)}/revert`, { checkpointId }),
     },
+    artifacts: {
+      list: async (a) =>
+        (await request<import('./artifacts').Artifact[] | null>(
+          'GET',
+          `/api/artifacts${q({ runId: a.runId, workspaceId: a.workspaceId, kind: a.kind, from: a.from, to: a.to, limit: a.limit })}`,
+        )) ?? [],
+      get: (aid) => request('GET', `/api/artifacts/${id(aid)}`),
+    },
     events: {
       subscribe(h) {
         return openStream({

@@ -9,6 +9,8 @@ export type * from './contract';
 export type * from './types';
 export type * from './history';
 export type * from './changes';
+export type * from './artifacts';
+export { ARTIFACT_KINDS } from './artifacts';
 export { THEMES, LOCALES } from './types';
 // The vocabulary generated from Go (generated.ts); its types come through types.ts.
 export {

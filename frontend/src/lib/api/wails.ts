@@ -103,6 +103,10 @@ export function createWailsApi(win: WailsWindow): Api {
       comment: (id, c) => call('ChangesAPI', 'Comment', { ...c, runId: id }),
       revert: (id, checkpointId) => call('ChangesAPI', 'Revert', id, checkpointId),
     },
+    artifacts: {
+      list: async (q) => (await call<import('./artifacts').Artifact[] | null>('ArtifactsAPI', 'List', q)) ?? [],
+      get: (id) => call('ArtifactsAPI', 'Get', id),
+    },
     events: {
       subscribe(h) {
         const rt = win.runtime;

@@ -34,6 +34,8 @@ const NEXT: Record<string, Msg> = {
   conflict: m.next_conflict,
   not_ready: m.next_not_ready,
   storage_full: m.next_storage_full,
+  artifact_too_large: m.next_artifact_too_large,
+  artifact_secret: m.next_artifact_secret,
   storage_read_only: m.next_storage_read_only,
   store_corrupt: m.next_store_corrupt,
   store_too_new: m.next_store_too_new,

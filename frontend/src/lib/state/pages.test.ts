@@ -8,11 +8,13 @@ describe('pages', () => {
     expect(parsePage('#/audit/run/run_1')).toEqual({ name: 'audit', runId: 'run_1' });
     expect(parsePage('#/audit/run/')).toEqual({ name: 'audit' });
     expect(parsePage('#/audit/run/%E0%A4%A')).toEqual({ name: 'audit', runId: '%E0%A4%A' });
-    for (const h of ['', '#/', '#/run/run_1', '#/new', '#/inbox', '#/settingsx']) expect(parsePage(h), h).toBeNull();
+    expect(parsePage('#/artifacts')).toEqual({ name: 'artifacts' });
+    expect(parsePage('#/artifacts/run/run_1')).toEqual({ name: 'artifacts', runId: 'run_1' });
+    for (const h of ['', '#/', '#/run/run_1', '#/new', '#/inbox', '#/settingsx', '#/artifactsx']) expect(parsePage(h), h).toBeNull();
   });
 
   it('round-trips', () => {
-    const pages: Page[] = [{ name: 'settings' }, { name: 'audit' }, { name: 'audit', runId: 'run/with slash' }];
+    const pages: Page[] = [{ name: 'settings' }, { name: 'audit' }, { name: 'audit', runId: 'run/with slash' }, { name: 'artifacts' }, { name: 'artifacts', runId: 'run_1' }];
     for (const p of pages) expect(parsePage(pageHash(p))).toEqual(p);
   });
 });
