@@ -350,3 +350,40 @@ func withCallID(typ backend.EventType, payload any, callID string) any {
 	out["toolCallId"] = callID
 	return out
 }
+
+// taskMessage is a run's first message: its task, then the reviewer's
+// comments on changes earlier runs of the session applied that no agent has
+// read yet (the "next message of the session"). They are marked delivered
+// with this run, so a run recovered before its first step reads the same
+// comments again (delivered reads them back by the run's id).
+func (rc *runCtl) taskMessage(recovered bool) string {
+	ctx := context.WithoutCancel(rc.ctx)
+	var list []backend.ReviewComment
+	var err error
+	if recovered {
+		list, err = rc.e.store.CommentsDelivered(ctx, rc.rec.ID)
+	} else {
+		_, err = rc.e.store.Do(ctx, func(tx *store.Tx) error {
+			var err error
+			list, err = tx.DeliverSessionComments(rc.rec.SessionID, rc.rec.ID)
+			if err != nil || len(list) == 0 {
+				return err
+			}
+			ids := make([]string, len(list))
+			for i, c := range list {
+				ids[i] = c.ID
+			}
+			_, err = tx.Audit(backend.AuditEntry{Actor: "engine", Surface: backend.SurfaceEngine,
+				Kind: "review.comments", RunID: rc.rec.ID,
+				Data: map[string]any{"runId": rc.rec.ID, "commentIds": ids, "comments": list}})
+			return err
+		})
+	}
+	if err != nil {
+		rc.e.log.Warn("review comments of the session", "run_id", rc.rec.ID, "err", err)
+	}
+	if len(list) == 0 {
+		return rc.rec.Task
+	}
+	return rc.rec.Task + strings.Replace(reviewText(list), "on this change:", "on changes made earlier in this session:", 1)
+}

@@ -39,7 +39,8 @@ func TestChangeSetEventsAndComments(t *testing.T) {
 		return llmtest.Call{ID: id, Name: tools.WriteFile, Args: []string{string(args)}}
 	}
 	srv := llmtest.NewOpenAI(llmtest.Turn{Calls: []llmtest.Call{write("c1", "a.txt", "one\nTWO\nthree\nfour\n"),
-		write("c2", "b.txt", "bee\n"), write("c3", "c.txt", "sea\n")}}, llmtest.Turn{Text: []string{"done"}})
+		write("c2", "b.txt", "bee\n"), write("c3", "c.txt", "sea\n")}}, llmtest.Turn{Text: []string{"done"}},
+		llmtest.Turn{Text: []string{"noted"}})
 	defer srv.Close()
 	model := llm.AsModel(llm.NewFallback(openai.New(openai.Config{BaseURL: srv.URL + "/v1", HTTPClient: srv.Client()}),
 		llm.Retry{Attempts: 1}), llm.ModelConfig{Model: "m"})
@@ -198,6 +199,45 @@ func TestChangeSetEventsAndComments(t *testing.T) {
 	if len(comments) != 2 || len(named) != 2 || named[0] != comments[0].ID || named[1] != comments[1].ID ||
 		comments[0].DeliveredIn != "d_"+requested["c1"].ID {
 		t.Errorf("audit names %v, comments %+v", named, comments)
+	}
+
+	// A comment on an applied change goes to the session's next run, in its
+	// first message, once.
+	var applied string
+	for _, ev := range evs {
+		if ev.Type == backend.EvPatchApplied && strings.Contains(string(ev.Payload), `"a.txt"`) {
+			var p struct{ CheckpointID string }
+			_ = json.Unmarshal(ev.Payload, &p)
+			applied = p.CheckpointID
+		}
+	}
+	if _, err := f.st.Do(t.Context(), func(tx *store.Tx) error {
+		return tx.AddComment(backend.ReviewComment{ID: backend.NewID(backend.PrefixComment), RunID: r.ID,
+			CheckpointID: applied, Path: "a.txt", StartLine: 4, EndLine: 4, Side: "new", Body: "four is one too many",
+			Actor: "me", Surface: backend.SurfaceCLI, CreatedAt: backend.Stamp(time.Now())})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	r2, err := f.e.Start(t.Context(), StartRequest{WorkspaceID: "ws_1", SessionID: r.SessionID, Task: "go on"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitStateFor(t, f, r2.ID, backend.RunCompleted)
+	reqs = srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d model requests, want 3", len(reqs))
+	}
+	for _, want := range []string{`go on\n\nReviewer comments on changes made earlier in this session:`,
+		"a.txt line 4: four is one too many"} {
+		if !strings.Contains(string(reqs[2].Raw), want) {
+			t.Errorf("the next run's request lacks %q:\n%s", want, reqs[2].Raw)
+		}
+	}
+	if n := strings.Count(string(reqs[2].Raw), "use TWO in capitals"); n != 1 {
+		t.Errorf("a comment delivered with a decision is in the next run's request %d times, want once (its result)", n)
+	}
+	if comments, err = f.st.RunComments(t.Context(), r.ID); err != nil || comments[2].DeliveredIn != r2.ID {
+		t.Errorf("the applied change's comment: %+v, %v, want delivered with %s", comments, err, r2.ID)
 	}
 	if broken, _, err := f.st.VerifyAudit(t.Context()); err != nil || broken != 0 {
 		t.Errorf("audit chain: broken at %d, %v", broken, err)

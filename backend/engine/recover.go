@@ -157,7 +157,7 @@ func (e *Engine) resumeWaiting(ctx context.Context, r store.RunRecord, p Profile
 	// a run that has not finished a step yet gets it appended again.
 	rc.transcript, rc.msgCount = msgs, len(msgs)
 	if ck.Stats.Steps == 0 {
-		rc.transcript = append(rc.transcript, backend.Message{Role: backend.RoleUser, Text: r.Task})
+		rc.transcript = append(rc.transcript, backend.Message{Role: backend.RoleUser, Text: rc.taskMessage(true)}) // changeset.go
 	}
 	rc.decisions = make(chan store.StoredDecision, cap(rc.decisions)+len(decided))
 	for _, d := range decided {

@@ -166,7 +166,7 @@ func (rc *runCtl) prepareAndLoop() *ending {
 		return failed(backend.FailInternal, "could not read the transcript")
 	}
 	rc.transcript, rc.msgCount = msgs, len(msgs)
-	rc.transcript = append(rc.transcript, backend.Message{Role: backend.RoleUser, Text: rc.rec.Task})
+	rc.transcript = append(rc.transcript, backend.Message{Role: backend.RoleUser, Text: rc.taskMessage(false)}) // changeset.go
 	if err := rc.transition(backend.RunRunning, ""); err != nil {
 		return failed(backend.FailInternal, "could not record the run state")
 	}

@@ -100,3 +100,26 @@ func scanComments(rows *sql.Rows) ([]backend.ReviewComment, error) {
 	}
 	return out, nil
 }
+
+// DeliverSessionComments marks the undelivered comments on applied changes
+// of a session's earlier runs as delivered with runID, the session's next
+// run, whose first message carries them, and returns them, oldest first.
+func (t *Tx) DeliverSessionComments(sessionID, runID string) ([]backend.ReviewComment, error) {
+	const where = ` WHERE checkpoint_id <> '' AND delivered_in = '' AND run_id <> ?
+		AND run_id IN (SELECT id FROM runs WHERE session_id = ?)`
+	rows, err := t.tx.QueryContext(t.ctx, commentSelect+where+` ORDER BY created_at, id`, runID, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("comments of session %s: %w", sessionID, err)
+	}
+	list, err := scanComments(rows)
+	if err != nil || len(list) == 0 {
+		return list, err
+	}
+	if err := t.Exec(`UPDATE review_comments SET delivered_in = ?`+where, runID, runID, sessionID); err != nil {
+		return nil, fmt.Errorf("deliver the comments of session %s: %w", sessionID, err)
+	}
+	for i := range list {
+		list[i].DeliveredIn = runID
+	}
+	return list, nil
+}
