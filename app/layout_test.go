@@ -40,6 +40,7 @@ var rules = []rule{
 	{from: under("agenthub/app/httpapi"), banned: []string{wailsModule, "agenthub/app/cli"}, why: "browser mode must not need the desktop runtime"},
 	{from: under("agenthub/app/cli"), banned: []string{wailsModule}, why: "the CLI must run without GTK"},
 	{from: under("agenthub/app/protocol"), banned: []string{wailsModule, "agenthub/app/api", "agenthub/app/cli", "agenthub/app/httpapi", "agenthub/backend/engine", "agenthub/backend/store"}, why: "the protocol translators are pure functions of the event vocabulary; app/httpapi does their I/O"},
+	{from: under("agenthub/backend/runtime"), banned: []string{"agenthub/backend/engine", "agenthub/app"}, why: "the runtime adapters sit beneath the engine, whose tests play playbooks through them"},
 	{from: under("agenthub/backend/tools"), banned: []string{"agenthub/backend/runtime", "agenthub/backend/engine"}, why: "the built-in tools sit beneath the engine and the runtime adapters that use them"},
 	{from: exactly("agenthub/backend"), banned: []string{"agenthub/", "github.com/", "golang.org/", "go.uber.org/"}, why: "the vocabulary package is standard library only"},
 	{from: exactly("agenthub/workspace/crashpoint"), banned: []string{"agenthub/", "github.com/", "golang.org/"}, why: "the crash hook is standard library only, so every layer may call it"},

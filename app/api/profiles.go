@@ -106,8 +106,16 @@ func engineProfile(p profile.Profile, home string) (engine.Profile, error) {
 		ep.AcceptAdvisory = append(ep.AcceptAdvisory, backend.ActionKind(k))
 	}
 	ep.AcceptedBy = by
-	if err := a.Build(p, runtime.Env{Home: home, Key: keyOf(p)}, &ep); err != nil {
+	b, err := a.Build(p, runtime.Env{Home: home, Key: keyOf(p)})
+	if err != nil {
 		return ep, err
+	}
+	ep.Model, ep.Scripted = b.Model, b.Scripted
+	if b.Tools != nil {
+		ep.Tools = b.Tools
+	}
+	if b.Source != nil {
+		ep.Source = b.Source
 	}
 	return ep, nil
 }

@@ -8,6 +8,7 @@
 package runtime
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -15,7 +16,6 @@ import (
 	"sync"
 
 	"agenthub/backend"
-	"agenthub/backend/engine"
 	"agenthub/backend/profile"
 )
 
@@ -29,16 +29,34 @@ type Adapter interface {
 	// Capabilities is what the runtime declares about gating (AD2); nil for
 	// runtimes that AgentHub gates itself, action by action.
 	Capabilities(p profile.Profile) *backend.Capabilities
-	// Build makes the engine's profile: ep arrives with the settings common
-	// to every runtime (stop rules, policy overrides, capabilities) and the
-	// adapter sets its model and the tools it offers.
-	Build(p profile.Profile, env Env, ep *engine.Profile) error
+	// Build makes the runtime's part of the engine's profile: its model and
+	// the tools it offers (the settings common to every runtime, such as
+	// stop rules and policy overrides, are the caller's).
+	Build(p profile.Profile, env Env) (Built, error)
 	// Tools are the proxy tools the engine's tool table needs for this
 	// runtime (an agent CLI's permission requests); nil for none.
 	Tools() map[string]backend.Tool
 	// Binary is the command-line program doctor looks for; nil when the
 	// runtime runs inside AgentHub.
 	Binary() *Binary
+}
+
+// Built is what an adapter makes of a profile. The runtime packages stay
+// beneath the engine: they never import it.
+type Built struct {
+	Model backend.Model
+	// Tools names the tools the runtime offers (its proxy tools); nil keeps
+	// the profile's or the built-in ones.
+	Tools    []string
+	Scripted bool // a playbook, never an AI model
+	// Source offers the profile's own tools (MCP servers) besides Tools.
+	Source ToolSource
+}
+
+// ToolSource offers tools that come and go with a profile (its MCP
+// servers); the engine's ToolSource has the same method.
+type ToolSource interface {
+	Tools(ctx context.Context) []backend.Tool
 }
 
 // Provider is implemented by adapters whose runtime always speaks one model

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"agenthub/backend"
-	"agenthub/backend/engine"
 	"agenthub/backend/profile"
 	"agenthub/backend/runtime"
 )
@@ -52,17 +51,15 @@ func (a Adapter) Capabilities(profile.Profile) *backend.Capabilities {
 // own isolated HOME and raw-output folder under runtimes/<runtime>/<name>;
 // writes share the checkpoint store of the built-in tools, so undo works on
 // them too.
-func (a Adapter) Build(p profile.Profile, env runtime.Env, ep *engine.Profile) error {
+func (a Adapter) Build(p profile.Profile, env runtime.Env) (runtime.Built, error) {
 	cmd := p.Command.Line()
 	if len(cmd) == 0 {
 		cmd = a.DefaultCommand
 	}
-	ep.Model = NewModel(Config{Name: a.Runtime, Command: cmd, Gemini: a.Gemini, Model: p.Model,
-		BaseURL: p.BaseURL, KeyEnv: p.KeyEnv, APIKey: env.Key, ModelProtocol: p.ModelProtocol,
+	return runtime.Built{Tools: ToolNames(), Model: NewModel(Config{Name: a.Runtime, Command: cmd, Gemini: a.Gemini,
+		Model: p.Model, BaseURL: p.BaseURL, KeyEnv: p.KeyEnv, APIKey: env.Key, ModelProtocol: p.ModelProtocol,
 		Dir:           filepath.Join(env.Home, "runtimes", a.Runtime, p.Name),
-		CheckpointDir: filepath.Join(env.Home, "checkpoints")})
-	ep.Tools = ToolNames()
-	return nil
+		CheckpointDir: filepath.Join(env.Home, "checkpoints")})}, nil
 }
 
 // validate checks an ACP profile. runtime = "acp" starts any agent that

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"agenthub/backend"
-	"agenthub/backend/engine"
 	"agenthub/backend/profile"
 	"agenthub/backend/runtime"
 )
@@ -34,12 +33,10 @@ func (Adapter) Capabilities(profile.Profile) *backend.Capabilities {
 // Build gives the profile the Claude Code CLI as its model: its isolated
 // HOME under runtimes/claude, patches in the shared checkpoint store (so
 // undo works on them), and the CLI's tools proxied through AgentHub's gate.
-func (Adapter) Build(p profile.Profile, env runtime.Env, ep *engine.Profile) error {
-	ep.Model = NewModel(Config{Command: p.Command.Program(), Model: p.Model, BaseURL: p.BaseURL,
-		APIKey: env.Key, Dir: filepath.Join(env.Home, "runtimes", "claude"),
-		Checkpoints: filepath.Join(env.Home, "checkpoints")})
-	ep.Tools = ToolNames()
-	return nil
+func (Adapter) Build(p profile.Profile, env runtime.Env) (runtime.Built, error) {
+	return runtime.Built{Tools: ToolNames(), Model: NewModel(Config{Command: p.Command.Program(), Model: p.Model,
+		BaseURL: p.BaseURL, APIKey: env.Key, Dir: filepath.Join(env.Home, "runtimes", "claude"),
+		Checkpoints: filepath.Join(env.Home, "checkpoints")})}, nil
 }
 
 // validate checks a Claude Code profile: the CLI talks to the

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"agenthub/backend"
-	"agenthub/backend/engine"
 	"agenthub/backend/profile"
 	"agenthub/backend/runtime"
 )
@@ -37,13 +36,11 @@ func (Adapter) Capabilities(p profile.Profile) *backend.Capabilities {
 // own isolated HOME, CODEX_HOME (whose config.toml names the profile's
 // server) and raw-output folder under runtimes/codex/<name>; patches share
 // the checkpoint store of the built-in tools, so undo works on them too.
-func (Adapter) Build(p profile.Profile, env runtime.Env, ep *engine.Profile) error {
-	ep.Model = NewModel(Config{Command: p.Command.Program(), Model: p.Model, BaseURL: p.BaseURL,
-		APIKey: env.Key, Gating: p.Gating, Mode: p.Mode, Sandbox: p.Sandbox,
+func (Adapter) Build(p profile.Profile, env runtime.Env) (runtime.Built, error) {
+	return runtime.Built{Tools: ToolNames(), Model: NewModel(Config{Command: p.Command.Program(), Model: p.Model,
+		BaseURL: p.BaseURL, APIKey: env.Key, Gating: p.Gating, Mode: p.Mode, Sandbox: p.Sandbox,
 		Dir:         filepath.Join(env.Home, "runtimes", "codex", p.Name),
-		Checkpoints: filepath.Join(env.Home, "checkpoints")})
-	ep.Tools = ToolNames()
-	return nil
+		Checkpoints: filepath.Join(env.Home, "checkpoints")})}, nil
 }
 
 // validate checks a Codex profile: the CLI talks to the profile's

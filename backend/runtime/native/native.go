@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"agenthub/backend"
-	"agenthub/backend/engine"
 	"agenthub/backend/mcp"
 	"agenthub/backend/profile"
 	"agenthub/backend/runtime"
@@ -30,12 +29,12 @@ func (Adapter) Binary() *runtime.Binary                            { return nil 
 // fallback models; a keychain key is read when a run first needs it) and
 // its MCP servers, which start when a run first needs their tools (the
 // engine's Shutdown closes them). Its tools stay the built-in ones.
-func (Adapter) Build(p profile.Profile, env runtime.Env, ep *engine.Profile) error {
-	ep.Model = model(p, env.Key)
+func (Adapter) Build(p profile.Profile, env runtime.Env) (runtime.Built, error) {
+	b := runtime.Built{Model: model(p, env.Key)}
 	if len(p.MCP) > 0 {
-		ep.Source = mcp.NewSet(mcpConfigs(p.MCP, filepath.Join(env.Home, "mcp", p.Name)), nil)
+		b.Source = mcp.NewSet(mcpConfigs(p.MCP, filepath.Join(env.Home, "mcp", p.Name)), nil)
 	}
-	return nil
+	return b, nil
 }
 
 // Validate checks the provider, the model and the limits.

@@ -6,7 +6,6 @@ import (
 	"os"
 
 	"agenthub/backend"
-	"agenthub/backend/engine"
 	"agenthub/backend/profile"
 	"agenthub/backend/runtime"
 )
@@ -31,15 +30,14 @@ func (Adapter) Validate(p profile.Profile) error {
 
 // Build reads and parses the playbook now, so a broken one is a problem of
 // its profile file, not of the first run.
-func (Adapter) Build(p profile.Profile, _ runtime.Env, ep *engine.Profile) error {
+func (Adapter) Build(p profile.Profile, _ runtime.Env) (runtime.Built, error) {
 	text, err := os.ReadFile(p.Playbook)
 	if err != nil {
-		return fmt.Errorf("read the playbook: %w", err)
+		return runtime.Built{}, fmt.Errorf("read the playbook: %w", err)
 	}
 	pb, err := Parse(text)
 	if err != nil {
-		return err
+		return runtime.Built{}, err
 	}
-	ep.Model, ep.Scripted = NewModel(pb), true
-	return nil
+	return runtime.Built{Model: NewModel(pb), Scripted: true}, nil
 }
