@@ -15,6 +15,7 @@ import (
 	"agenthub/app/engined"
 	"agenthub/app/httpapi"
 	"agenthub/backend"
+	"agenthub/backend/store"
 )
 
 func runEngine(ctx context.Context, e *Env, args []string) error {
@@ -121,6 +122,24 @@ func stopAndWait(ctx context.Context, c *engineclient.Client, home string) error
 	return nil
 }
 
+// unfinishedRuns counts the runs of the data directory that have not ended
+// (queued, running, waiting for a decision): what stopping the engine would
+// interrupt. -1 when the store cannot say.
+func unfinishedRuns(core *api.Core) int {
+	eng := core.Engine()
+	if eng == nil {
+		return 0
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	runs, err := eng.Runs(ctx, store.RunFilter{States: []backend.RunState{backend.RunCreated, backend.RunPlanned,
+		backend.RunAccepted, backend.RunPreparing, backend.RunRunning, backend.RunNeedsApproval, backend.RunApplying}})
+	if err != nil {
+		return -1
+	}
+	return len(runs)
+}
+
 // engineForeground is `agenthub engine`: it owns the data directory's runs
 // (recovering what the last owner left, once) and serves the socket until
 // interrupted or asked to stop.
@@ -199,7 +218,7 @@ func serveSocket(ctx context.Context, e *Env, core *api.Core, ln net.Listener, s
 		},
 		Status: func() engineclient.Status {
 			return engineclient.Status{Pid: os.Getpid(), Version: e.Version, Home: api.DisplayPath(core.Config().Home),
-				StartedAt: started, Surface: surface}
+				StartedAt: started, Surface: surface, ActiveRuns: unfinishedRuns(core)}
 		},
 		Stop: stop,
 	}

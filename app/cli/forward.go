@@ -78,6 +78,7 @@ func forward(e *Env, name string, args []string) (code int, done bool) {
 				return exitCode(*e, err), true
 			}
 		}
+		c = sameVersion(e, c, home)
 		code, err = c.Exec(context.Background(), req, e.Stdin, e.Stdout, e.Stderr, signals)
 		if err != nil && errors.Is(err, engineclient.ErrNoEngine) && attempt == 0 {
 			continue
@@ -87,6 +88,36 @@ func forward(e *Env, name string, args []string) (code int, done bool) {
 		}
 		return code, true
 	}
+}
+
+// sameVersion keeps the engine on this program's version: an engine started
+// before an upgrade keeps running the old code, which would serve commands
+// (and write data) this version does not expect. An idle one is stopped and
+// started again from this program; one holding runs is left alone, with a
+// warning, because stopping it would interrupt them. A window serving the
+// socket is its own program and is never restarted.
+func sameVersion(e *Env, c *engineclient.Client, home string) *engineclient.Client {
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	st, err := c.Status(ctx)
+	if err != nil || e.Version == "" || st.Version == e.Version || st.Surface != "engine" {
+		return c
+	}
+	if st.ActiveRuns > 0 {
+		fmt.Fprintf(e.Stderr, "agenthub: the engine runs version %s and this command is %s; it holds %d run(s), so it "+
+			"keeps running. Once they end, restart it with: agenthub engine stop\n", st.Version, e.Version, st.ActiveRuns)
+		return c
+	}
+	if err := stopAndWait(ctx, c, home); err != nil {
+		fmt.Fprintf(e.Stderr, "agenthub: the engine of version %s could not be restarted with %s: %v\n", st.Version, e.Version, err)
+		return c
+	}
+	nc, err := ensureEngine(ctx, e, home)
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "agenthub: the engine of version %s stopped, and %s could not start: %v\n", st.Version, e.Version, err)
+		return c // its Exec fails with engine_unavailable, and the next command starts one
+	}
+	return nc
 }
 
 // forwardSignals turns this process's SIGINT and SIGTERM into messages to

@@ -48,6 +48,7 @@ func Ensure(ctx context.Context, home string, o StartOptions) (*Client, error) {
 		return c, nil
 	}
 	logPath := filepath.Join(home, LogName)
+	rotateLog(logPath)
 	d, err := proc.StartDaemon(o.Exe, []string{"engine", "--home", home}, o.Env, "/", logPath)
 	if err != nil {
 		return nil, unavailable(err, "the engine could not be started")
@@ -65,6 +66,17 @@ func Ensure(ctx context.Context, home string, o StartOptions) (*Client, error) {
 			return nil, unavailable(ctx.Err(), fmt.Sprintf("the engine (pid %d) did not open its socket within %s", d.Pid, o.Timeout))
 		case <-tick.C:
 		}
+	}
+}
+
+// maxLog is the size past which a start keeps the engine's log as
+// engine.log.1 (replacing the one before) and begins a new one, so a data
+// directory used for months does not collect an unbounded log.
+const maxLog = 8 << 20
+
+func rotateLog(path string) {
+	if fi, err := os.Stat(path); err == nil && fi.Size() > maxLog {
+		_ = os.Rename(path, path+".1") // a failed rename only leaves the log growing
 	}
 }
 

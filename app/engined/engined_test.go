@@ -33,10 +33,19 @@ const asCLI = "AGENTHUB_TEST_AS_CLI"
 func TestMain(m *testing.M) {
 	if os.Getenv(asCLI) == "1" {
 		os.Exit(cli.Main(cli.Env{Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-			Assets: fstest.MapFS{"index.html": {Data: []byte("<!doctype html>")}}, Version: "test",
+			Assets: fstest.MapFS{"index.html": {Data: []byte("<!doctype html>")}}, Version: testVersion(),
 			Window: windowStub}))
 	}
 	os.Exit(m.Run())
+}
+
+// testVersion is the program's version: "test", or another one to play an
+// engine started by an earlier release.
+func testVersion() string {
+	if v := os.Getenv("AGENTHUB_TEST_VERSION"); v != "" {
+		return v
+	}
+	return "test"
 }
 
 // windowStub stands for the desktop window (no display in this suite): it
@@ -603,4 +612,62 @@ func alive(pid int) bool {
 	}
 	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
 	return len(fields) > 0 && fields[0] != "Z" && fields[0] != "X"
+}
+
+// TestAnEngineOfAnotherVersionIsReplacedWhenIdle: after an upgrade, the
+// engine an earlier release started keeps its runs (a command warns and
+// uses it), and is replaced by this version's once it holds none.
+func TestAnEngineOfAnotherVersionIsReplacedWhenIdle(t *testing.T) {
+	b := newBox(t)
+	ws := gitWorkspace(t)
+	old := func(args ...string) (int, string, string) {
+		c := b.command(args...)
+		c.Env = append(append([]string(nil), b.env...), "AGENTHUB_TEST_VERSION=old")
+		var out, errOut bytes.Buffer
+		c.Stdout, c.Stderr = &out, &errOut
+		err := c.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatalf("agenthub %v: %v", args, err)
+		}
+		return code, out.String(), errOut.String()
+	}
+	if code, out, errOut := old("workspace", "add", ws); code != 0 {
+		t.Fatalf("workspace add: %d %s%s", code, out, errOut)
+	}
+	code, out, errOut := old("run", "--workspace", ws, "show me around")
+	if code != cli.ExitWaiting {
+		t.Fatalf("run: exit %d, want 3\n%s%s", code, out, errOut)
+	}
+	id := pendingID(t, out+errOut)
+	st, up := b.status()
+	if !up || st.Version != "old" || st.ActiveRuns == 0 {
+		t.Fatalf("the old engine: %+v %v", st, up)
+	}
+
+	code, out, errOut = b.cmd(nil, "runs", "list")
+	if code != 0 || !strings.Contains(errOut, "the engine runs version old") {
+		t.Fatalf("a command beside a busy engine of another version: exit %d, no warning\n%s%s", code, out, errOut)
+	}
+	if now, _ := b.status(); now.Pid != st.Pid {
+		t.Fatalf("the busy engine was replaced (pid %d -> %d): its run would be interrupted", st.Pid, now.Pid)
+	}
+
+	if code, out, errOut := old("approve", id, "--on-approval", "approve"); code != 0 {
+		t.Fatalf("approve: %d %s%s", code, out, errOut)
+	}
+	waitFor(t, "the old engine to hold no runs", func() bool {
+		now, _ := b.status()
+		return now.ActiveRuns == 0
+	})
+	b.must("workspace", "list")
+	now, up := b.status()
+	if !up || now.Version != "test" || now.Pid == st.Pid {
+		t.Fatalf("the idle engine of another version was not replaced: %+v (was pid %d)", now, st.Pid)
+	}
+	if list := b.runs(); len(list) != 1 || list[0].State != "Completed" {
+		t.Fatalf("runs after the restart: %+v", list)
+	}
 }
