@@ -9,11 +9,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { access, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { access, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
-import { ARTIFACTS, CHROMIUM, startServer, stopServer } from './harness.mjs';
+import { ARTIFACTS, playbookSession } from './harness.mjs';
 
 const original = 'line 1\nline 2\nline 3\n';
 const edited = 'line 1\nline two\nline 3\n';
@@ -38,51 +36,28 @@ expect = ["Reviewer comments on this change:", "notes.txt line 2: spell it out"]
 say = "Understood."
 `;
 
-let scratch = '';
-/** @type {{ proc: import('node:child_process').ChildProcess, url: string, origin: string, token: string }} */
-let server;
-/** @type {import('playwright-core').BrowserContext} */
-let context;
+/** @type {Awaited<ReturnType<typeof playbookSession>>} */
+let session;
 
 before(async () => {
-  scratch = await mkdtemp(join(tmpdir(), 'agenthub-changes-'));
-  await mkdir(ARTIFACTS, { recursive: true });
-  const home = join(scratch, 'home');
-  await mkdir(join(home, 'profiles'), { recursive: true });
-  await writeFile(join(home, 'profiles', 'three-files.playbook.toml.txt'), playbook);
-  await writeFile(
-    join(home, 'profiles', 'three-files.toml'),
-    'name = "three-files"\nruntime = "script"\nplaybook = "three-files.playbook.toml.txt"\nexecutor = "parallel_batch_approval"\n',
-  );
-  server = await startServer(home);
-  context = await chromium.launchPersistentContext(join(scratch, 'profile'), {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: { width: 1280, height: 900 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-  });
+  session = await playbookSession('three-files', playbook, { extra: 'executor = "parallel_batch_approval"\n', viewport: { width: 1280, height: 900 } });
 });
 
 after(async () => {
-  await context?.close();
-  if (server) await stopServer(server);
-  if (scratch) await rm(scratch, { recursive: true, force: true });
+  await session?.close();
 });
 
 const exists = (p) => access(p).then(() => true, () => false);
 
 test('three files reviewed in the Changes panel, decided in one action, one reverted, a comment the agent receives', async () => {
-  const dir = await mkdtemp(join(scratch, 'ws-'));
+  const { server, context } = session;
+  const dir = await mkdtemp(join(session.scratch, 'ws-'));
   const git = (...args) => execFileSync('git', ['-c', 'user.name=e2e', '-c', 'user.email=e2e@example.com', ...args], { cwd: dir });
   git('init', '-q');
   await writeFile(join(dir, 'notes.txt'), original);
   git('add', 'notes.txt');
   git('commit', '-q', '-m', 'init');
-  const res = await fetch(server.origin + '/api/workspaces', {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${server.token}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ path: dir }),
-  });
+  const res = await session.api('/api/workspaces', { method: 'POST', body: JSON.stringify({ path: dir }) });
   assert.equal(res.status, 200, await res.clone().text());
   const ws = await res.json();
 
@@ -143,7 +118,7 @@ test('three files reviewed in the Changes panel, decided in one action, one reve
     .waitFor({ timeout: 60_000 })
     .catch(async (err) => {
       const runId = await page.getByTestId('run-view').getAttribute('data-run-id');
-      const run = await fetch(`${server.origin}/api/runs/${runId}`, { headers: { Authorization: `Bearer ${server.token}` } });
+      const run = await session.api(`/api/runs/${runId}`);
       throw new Error(`the run did not complete (the agent must receive the comment): ${await run.text()}`, { cause: err });
     });
   assert.equal(await readFile(join(dir, 'notes.txt'), 'utf8'), edited);
@@ -160,9 +135,7 @@ test('three files reviewed in the Changes panel, decided in one action, one reve
   await page.screenshot({ path: join(ARTIFACTS, 'changes-reverted.png') });
 
   const runId = await page.getByTestId('run-view').getAttribute('data-run-id');
-  const audit = await (
-    await fetch(`${server.origin}/api/audit?runId=${runId}`, { headers: { Authorization: `Bearer ${server.token}` } })
-  ).json();
+  const audit = await (await session.api(`/api/audit?runId=${runId}`)).json();
   const kinds = audit.map((a) => a.kind);
   assert.ok(kinds.includes('review.comments'), `the decision's audit names the comment: ${kinds}`);
   assert.ok(kinds.includes('patch.undone'), `the revert is audited: ${kinds}`);

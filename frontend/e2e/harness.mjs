@@ -57,3 +57,41 @@ export async function stopServer(server) {
   clearTimeout(timer);
 }
 
+/**
+ * A fresh data directory with one playbook profile (`name`; `extra` lines are
+ * added to its profile file, e.g. an executor), `agenthub serve` over it and
+ * a headless Chromium: what every test that drives a scripted run through the
+ * page sets up. close() stops both and removes the scratch directory.
+ */
+export async function playbookSession(name, playbook, { extra = '', viewport = { width: 1280, height: 820 } } = {}) {
+  const { mkdir, mkdtemp, rm, writeFile } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { chromium } = await import('playwright-core');
+  const scratch = await mkdtemp(join(tmpdir(), `agenthub-${name}-`));
+  await mkdir(ARTIFACTS, { recursive: true });
+  const home = join(scratch, 'home');
+  await mkdir(join(home, 'profiles'), { recursive: true });
+  await writeFile(join(home, 'profiles', `${name}.playbook.toml.txt`), playbook);
+  await writeFile(join(home, 'profiles', `${name}.toml`), `name = "${name}"\nruntime = "script"\nplaybook = "${name}.playbook.toml.txt"\n${extra}`);
+  const server = await startServer(home);
+  const context = await chromium.launchPersistentContext(join(scratch, 'profile'), {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+  });
+  return {
+    scratch,
+    server,
+    context,
+    /** Calls the API with the session's token. */
+    api: (path, init = {}) =>
+      fetch(server.origin + path, { ...init, headers: { Authorization: `Bearer ${server.token}`, 'Content-Type': 'application/json', ...init.headers } }),
+    async close() {
+      await context.close();
+      await stopServer(server);
+      await rm(scratch, { recursive: true, force: true });
+    },
+  };
+}
