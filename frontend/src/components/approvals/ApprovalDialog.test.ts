@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiError, type ApprovalRequest, type Decision } from '../../lib/api';
 import { patchRequest, pushRequest, readRequest, shellRequest } from '../../lib/testdata/approvals';
 import ApprovalDialog from './ApprovalDialog.svelte';
+import DialogLoading from './DialogLoading.svelte';
 
 function setup(request: ApprovalRequest, fail?: ApiError) {
   const decisions: Decision[] = [];
@@ -39,6 +40,26 @@ describe('ApprovalDialog', () => {
     await settle();
     expect(decisions.map((d) => d.decision)).toEqual(['approve_once']);
     expect((screen.getByLabelText('Reason for the agent') as HTMLTextAreaElement).value).toBe('');
+  });
+
+  it('keeps focus on its decisions when the loading stand-in or a previous dialog closes after it opened', async () => {
+    const outside = document.createElement('textarea');
+    document.body.append(outside);
+    outside.focus();
+    const loading = render(DialogLoading, { onDismiss: () => {} });
+    const previous = render(ApprovalDialog, { request: shellRequest, onDecide: async () => {}, onDismiss: () => {} });
+    const decisions: Decision[] = [];
+    render(ApprovalDialog, { request: patchRequest, onDecide: async (d: Decision) => void decisions.push(d), onDismiss: () => {} });
+    const mine = screen.getAllByRole('group', { name: 'Decision' }).at(-1)!;
+    expect(mine).toHaveFocus();
+    loading.unmount();
+    previous.unmount();
+    expect(mine).toHaveFocus();
+    await fireEvent.keyDown(document.activeElement!, { key: 'a' });
+    await settle();
+    expect(decisions.map((d) => d.approvalId)).toEqual(['apr_patch']);
+    expect(outside.value).toBe('');
+    outside.remove();
   });
 
   it('Esc, the backdrop and the close button dismiss without deciding', async () => {

@@ -203,3 +203,15 @@ export function displayCwd(cwd: unknown): string {
   if (typeof cwd !== 'string' || cwd === '' || cwd === '.' || cwd === './') return '.';
   return cwd.replace(/^\.\//, '');
 }
+
+/**
+ * Gives focus back to where it was before a dialog opened, when the dialog
+ * closes; but not when focus has already moved on to something that is not
+ * this dialog (the next dialog, opened as this one closed, focused its own
+ * decisions: taking it back sent the keys elsewhere, issue 21).
+ */
+export function restoreFocus(before: HTMLElement | null, self: HTMLElement | undefined): void {
+  const active = document.activeElement;
+  const elsewhere = active && active !== document.body && !(self?.contains(active) ?? false);
+  if (!elsewhere) before?.focus?.();
+}
