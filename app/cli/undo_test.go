@@ -6,63 +6,79 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"agenthub/backend"
 )
 
-// appliedCheckpoint runs the demo with approvals and returns the checkpoint
-// of its applied patch, read from the run's events.
-func appliedCheckpoint(t *testing.T, env map[string]string, dir string) string {
-	t.Helper()
-	code, out, errOut := runCLI(t, env, "run", "--workspace", dir, "--on-approval", "approve", "--json", "tour")
-	if code != 0 {
-		t.Fatalf("run: %d %s", code, errOut)
+// TestUndoRun (issue 18): `agenthub undo --run RUN` reverts a run's applied
+// changes in one go, newest first, refusing with the changed file's name
+// and restoring nothing while a file changed since; with nothing left it
+// reverts nothing and succeeds; wrong flag sets are usage errors.
+func TestUndoRun(t *testing.T) {
+	env, dir := newGitWorkspace(t)
+	commitFile(t, dir, "notes.txt", "before\n")
+	pb := filepath.Join(t.TempDir(), "two.toml")
+	if err := os.WriteFile(pb, []byte(`version = 1
+[[step]]
+[[step.call]]
+tool = "write_file"
+args = { path = "notes.txt", content = "after\n" }
+[[step.call]]
+tool = "write_file"
+args = { path = "new.txt", content = "new\n" }
+[[step]]
+say = "done"
+`), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	for _, ev := range decodeNDJSON(t, out, 0) {
-		if ev.Type == backend.EvPatchApplied {
-			var p struct {
-				CheckpointID string `json:"checkpointId"`
-			}
-			if err := json.Unmarshal(ev.Payload, &p); err == nil && p.CheckpointID != "" {
-				return p.CheckpointID
-			}
+	code, out, errOut := runCLI(t, env, "run", "--workspace", dir, "--playbook", pb, "--on-approval", "approve", "--json", "write two")
+	if code != ExitOK {
+		t.Fatalf("run: exit %d\n%s\n%s", code, out, errOut)
+	}
+	runID := decodeNDJSON(t, out, 0)[0].RunID
+
+	for _, args := range [][]string{{"undo"}, {"undo", "--run", runID, "--workspace", dir, "ck"}, {"undo", "--run", runID, "a", "b"}} {
+		if code, _, errOut := runCLI(t, env, args...); code == ExitOK || !strings.Contains(errOut, "undo --run RUN") {
+			t.Errorf("%v: exit %d, want a usage error naming --run:\n%s", args, code, errOut)
 		}
 	}
-	t.Fatal("no run.patch.applied event with a checkpoint")
-	return ""
+
+	if err := os.WriteFile(filepath.Join(dir, "new.txt"), []byte("edited\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut = runCLI(t, env, "undo", "--run", runID)
+	if code == ExitOK || !strings.Contains(errOut, "conflict") || !strings.Contains(errOut, "new.txt") {
+		t.Fatalf("undo --run with new.txt edited: exit %d, want a conflict naming new.txt:\n%s", code, errOut)
+	}
+	if got := readText(t, dir, "notes.txt"); got != "after\n" {
+		t.Fatalf("a refused undo restored notes.txt: %q", got)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "new.txt"), []byte("new\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = runCLI(t, env, "undo", "--run", runID, "--json")
+	var res struct {
+		Reverted []struct {
+			CheckpointID string `json:"checkpointId"`
+		} `json:"reverted"`
+	}
+	if code != ExitOK || json.Unmarshal([]byte(out), &res) != nil || len(res.Reverted) != 2 {
+		t.Fatalf("undo --run: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if got := readText(t, dir, "notes.txt"); got != "before\n" {
+		t.Errorf("notes.txt after undo --run: %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "new.txt")); !os.IsNotExist(err) {
+		t.Errorf("new.txt after undo --run: %v, want it gone", err)
+	}
+	if code, _, errOut := runCLI(t, env, "undo", "--run", runID); code != ExitOK {
+		t.Errorf("undo --run with nothing left to revert: exit %d\n%s", code, errOut)
+	}
 }
 
-func TestUndoRestoresAndRefusesChangedFiles(t *testing.T) {
-	env, dir := newGitWorkspace(t)
-	tour := filepath.Join(dir, "AGENTHUB_TOUR.md")
-	ck := appliedCheckpoint(t, env, dir)
-	if _, err := os.Stat(tour); err != nil {
+func readText(t *testing.T, dir, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut := runCLI(t, env, "undo", "--workspace", dir, ck)
-	if code != 0 || !strings.Contains(out, "Restored 1 file") {
-		t.Fatalf("undo: %d %s %s", code, out, errOut)
-	}
-	if _, err := os.Stat(tour); !os.IsNotExist(err) {
-		t.Fatal("undo did not remove the created file")
-	}
-	if code, _, errOut := runCLI(t, env, "undo", "--workspace", dir, ck); code != ExitFailed || !strings.Contains(errOut, "not_found") {
-		t.Fatalf("second undo: %d %s", code, errOut)
-	}
-
-	ck2 := appliedCheckpoint(t, env, dir)
-	if err := os.WriteFile(tour, []byte("edited by the user\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	code, _, errOut = runCLI(t, env, "undo", "--workspace", dir, ck2)
-	if code != ExitFailed || !strings.Contains(errOut, "conflict") || !strings.Contains(errOut, "AGENTHUB_TOUR.md") {
-		t.Fatalf("undo over a user edit: %d %s", code, errOut)
-	}
-	if b, _ := os.ReadFile(tour); string(b) != "edited by the user\n" {
-		t.Fatal("a refused undo touched the file")
-	}
-	code, out, _ = runCLI(t, env, "audit", "verify")
-	if code != 0 || !strings.Contains(out, "OK") {
-		t.Fatalf("audit after undo: %s", out)
-	}
+	return string(b)
 }
