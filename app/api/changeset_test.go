@@ -1,8 +1,10 @@
 package api
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -184,5 +186,94 @@ func TestChangeSetReviewAndRevert(t *testing.T) {
 	}
 	if v, err := NewAuditAPI(e.core).Verify(); err != nil || !v.OK {
 		t.Errorf("audit verify: %+v, %v", v, err)
+	}
+}
+
+// TestChangeSetOfAWorktreeRun: a worktree run ends with run.diff.ready for
+// the turn, the run and its branch against the base commit, and its change
+// set carries the branch's files.
+func TestChangeSetOfAWorktreeRun(t *testing.T) {
+	e := newWTEnv(t)
+	r := e.start(t, playbook("wt", map[string]string{"owned.txt": "mine\n", "shared.txt": twenty(map[int]string{3: "three"})}),
+		"worktree")
+	if end := e.approveUntilDone(t, r.ID); end.State != backend.RunCompleted {
+		t.Fatalf("run ended %s", end.State)
+	}
+	evs, err := e.runs.Events(r.ID, 0, 10000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scopes := map[backend.DiffScope]backend.DiffReady{}
+	for _, ev := range evs {
+		if ev.Type == backend.EvDiffReady {
+			var d backend.DiffReady
+			if err := json.Unmarshal(ev.Payload, &d); err != nil {
+				t.Fatal(err)
+			}
+			scopes[d.Scope] = d
+		}
+	}
+	base := gitIn(t, e.checkout, "rev-parse", "HEAD")
+	b, ok := scopes[backend.DiffBranch]
+	if !ok || b.Base != base || b.Target != "worktree" || b.Summary.Files != 2 || b.Summary.Added != 2 || b.Summary.Removed != 1 {
+		t.Errorf("branch diff %+v, want 2 files (+2 -1) against %s", b, base)
+	}
+	for _, s := range []backend.DiffScope{backend.DiffTurn, backend.DiffRun} {
+		if d := scopes[s]; d.Summary.Files != 2 || d.Target != "workspace" {
+			t.Errorf("%s diff %+v, want the 2 files", s, d)
+		}
+	}
+	cs, err := NewChangesAPI(e.core).Get(r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs.Branch == nil || cs.Branch.Base != base || len(cs.Branch.Files) != 2 {
+		t.Errorf("change set branch %+v", cs.Branch)
+	}
+	if readFile(t, e.checkout, "shared.txt") != twenty(nil) {
+		t.Error("the worktree run wrote to the checkout")
+	}
+}
+
+// TestChangesOf folds events into changes: a proposal approved by policy
+// carries its own diff; a partial rejection (it names a path) leaves the
+// change applied; drift and a cancelled call reject; turns follow the step
+// checkpoints.
+func TestChangesOf(t *testing.T) {
+	ev := func(seq int64, typ backend.EventType, payload string) backend.Event {
+		return backend.Event{Sequence: seq, Type: typ, Payload: json.RawMessage(payload)}
+	}
+	preview := `{"path":"p.txt","operation":"create","diff":{"status":"added","old":{"exists":false,"size":0,"lines":0},` +
+		`"new":{"path":"p.txt","exists":true,"size":2,"lines":1},"hunks":[],"stats":{"added":1,"deleted":0}}}`
+	evs := []backend.Event{
+		ev(1, backend.EvPatchProposed, `{"toolCallId":"c1","tool":"write_file","resolver":"policy","files":[{"path":"p.txt","preimage":"absent"}],"preview":`+preview+`}`),
+		ev(2, backend.EvPatchApplied, `{"toolCallId":"c1","checkpointId":"ck_1"}`),
+		ev(3, backend.EvCheckpointCreated, `{"kind":"step","step":1}`),
+		ev(4, backend.EvPatchProposed, `{"toolCallId":"c2","approvalId":"apr_2","tool":"edit_file","files":[{"path":"q.txt","preimage":"h"}]}`),
+		ev(5, backend.EvPatchRejected, `{"toolCallId":"c2","path":"q.txt","reason":"reviewer","hunks":[1]}`),
+		ev(6, backend.EvPatchApplied, `{"toolCallId":"c2","checkpointId":"ck_2"}`),
+		ev(7, backend.EvPatchProposed, `{"toolCallId":"c3","approvalId":"apr_3","tool":"write_file","files":[{"path":"r.txt","preimage":"h"}]}`),
+		ev(8, backend.EvPatchRejected, `{"toolCallId":"c3","approvalId":"apr_3","reason":"drift"}`),
+		ev(9, backend.EvPatchProposed, `{"toolCallId":"c4","approvalId":"apr_4","tool":"write_file","files":[{"path":"s.txt","preimage":"h"}]}`),
+		ev(10, backend.EvToolResult, `{"toolCallId":"c4","status":"Cancelled","content":"cancelled","isError":true}`),
+	}
+	got, last := changesOf(evs)
+	type row struct {
+		call, state, reason, ck string
+		turn                    int
+		diff                    bool
+	}
+	var rows []row
+	for _, c := range got {
+		rows = append(rows, row{c.ToolCallID, c.State, c.Reason, c.CheckpointID, c.Turn, c.Files[0].Diff != nil})
+	}
+	want := []row{
+		{"c1", ChangeApplied, "", "ck_1", 1, true},
+		{"c2", ChangeApplied, "", "ck_2", 2, false},
+		{"c3", ChangeRejected, "drift", "", 2, false},
+		{"c4", ChangeRejected, "Cancelled", "", 2, false},
+	}
+	if !slices.Equal(rows, want) || last != 2 {
+		t.Errorf("changes %+v (last turn %d), want %+v (2)", rows, last, want)
 	}
 }
