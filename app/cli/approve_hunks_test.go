@@ -30,21 +30,29 @@ func twentyLines(edit map[int]string) string {
 // names the rejected hunk: that is what the agent is told.
 func twoHunkPlaybook(t *testing.T) string {
 	t.Helper()
-	content, _ := json.Marshal(twentyLines(map[int]string{2: "line 2, edited by the agent", 19: "line 19, edited by the agent"}))
+	return notesPlaybook(t, "two hunks", map[int]string{2: "line 2, edited by the agent", 19: "line 19, edited by the agent"},
+		`["approved 1 of 2 hunks", "rejected @@ -1,5 +1,5 @@", "only the footer"]`)
+}
+
+// notesPlaybook writes a playbook that writes notes.txt as twentyLines(edit)
+// and then expects (a TOML array) in the tool result it got back.
+func notesPlaybook(t *testing.T, name string, edit map[int]string, expect string) string {
+	t.Helper()
+	content, _ := json.Marshal(twentyLines(edit))
 	text := `version = 1
-name = "two hunks"
+name = "` + name + `"
 
 [[step]]
-say = "Editing notes.txt in two places."
+say = "Editing notes.txt."
 [[step.call]]
 tool = "write_file"
 args = { path = "notes.txt", content = ` + string(content) + ` }
 
 [[step]]
-expect = ["approved 1 of 2 hunks", "rejected @@ -1,5 +1,5 @@", "only the footer"]
-say = "The reviewer kept one of my two edits."
+expect = ` + expect + `
+say = "The reviewer decided."
 `
-	p := filepath.Join(t.TempDir(), "two-hunks.toml")
+	p := filepath.Join(t.TempDir(), "playbook.toml")
 	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -227,26 +235,9 @@ func eventTypesOf(evs []backend.Event) []backend.EventType {
 // agent was told exactly which lines were left out.
 func everyThirdPlaybook(t *testing.T) string {
 	t.Helper()
-	content, _ := json.Marshal(twentyLines(map[int]string{3: "line 3, edited", 6: "line 6, edited", 9: "line 9, edited",
-		12: "line 12, edited"}))
-	text := `version = 1
-name = "every third line"
-
-[[step]]
-say = "Editing every third line of notes.txt."
-[[step.call]]
-tool = "write_file"
-args = { path = "notes.txt", content = ` + string(content) + ` }
-
-[[step]]
-expect = ['old line 3 "line 3" was kept', '"line 3, edited" was not added', '"line 12, edited" was not added', 'only line 6']
-say = "The reviewer kept one of my four edits."
-`
-	p := filepath.Join(t.TempDir(), "every-third.toml")
-	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return notesPlaybook(t, "every third line", map[int]string{3: "line 3, edited", 6: "line 6, edited", 9: "line 9, edited",
+		12: "line 12, edited"},
+		`['old line 3 "line 3" was kept', '"line 3, edited" was not added', '"line 12, edited" was not added', 'only line 6']`)
 }
 
 // TestApproveLinesOfOneHunk: `approvals show` numbers the lines of the one

@@ -11,12 +11,11 @@ import (
 	"agenthub/backend"
 )
 
-// TestDecideRefusesHunksThatDoNotExist is the attack of issue 14 item 12:
-// the decide endpoint accepted a selection of hunks that do not exist,
-// consumed the approval and wrote nothing. A selection must name hunks of
-// the patch shown, else invalid_input, and the approval stays pending.
-func TestDecideRefusesHunksThatDoNotExist(t *testing.T) {
-	f := startReal(t)
+// tourPatch starts the demo tour in a fresh workspace and returns the
+// workspace folder, the run and the first approval it asks for (the patch
+// that creates the tour's file), with the events up to it.
+func tourPatch(t *testing.T, f *fixture) (string, backend.RunSummary, backend.ApprovalRequest, []backend.Event) {
+	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("# x\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -36,6 +35,16 @@ func TestDecideRefusesHunksThatDoNotExist(t *testing.T) {
 	if err := json.Unmarshal(evs[len(evs)-1].Payload, &ticket); err != nil || ticket.Kind != backend.ActionPatch {
 		t.Fatalf("approval payload: %v %s", err, evs[len(evs)-1].Payload)
 	}
+	return dir, run, ticket, evs
+}
+
+// TestDecideRefusesHunksThatDoNotExist is the attack of issue 14 item 12:
+// the decide endpoint accepted a selection of hunks that do not exist,
+// consumed the approval and wrote nothing. A selection must name hunks of
+// the patch shown, else invalid_input, and the approval stays pending.
+func TestDecideRefusesHunksThatDoNotExist(t *testing.T) {
+	f := startReal(t)
+	_, run, ticket, evs := tourPatch(t, f)
 	var pv struct {
 		Path string `json:"path"`
 	}
@@ -58,7 +67,7 @@ func TestDecideRefusesHunksThatDoNotExist(t *testing.T) {
 	}
 	// The approval was not consumed: it is still pending and a valid
 	// selection of the patch's own first hunk is accepted.
-	_, body, _ = f.do(t, "GET", "/api/approvals?runId="+run.ID, "", f.auth())
+	_, body, _ := f.do(t, "GET", "/api/approvals?runId="+run.ID, "", f.auth())
 	if !strings.Contains(body, ticket.ID) {
 		t.Fatalf("the approval is no longer pending after refused selections: %s", body)
 	}

@@ -20,25 +20,7 @@ import (
 // writes exactly that line.
 func TestDecideLines(t *testing.T) {
 	f := startReal(t)
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("# x\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	_, body, _ := f.do(t, "POST", "/api/workspaces", fmt.Sprintf(`{"path":%q}`, dir), f.auth())
-	var ws backend.Workspace
-	if err := json.Unmarshal([]byte(body), &ws); err != nil {
-		t.Fatalf("add workspace: %s", body)
-	}
-	status, body, _ := f.do(t, "POST", "/api/runs", `{"workspaceId":"`+ws.ID+`","task":"tour"}`, f.auth())
-	var run backend.RunSummary
-	if err := json.Unmarshal([]byte(body), &run); status != 200 || err != nil {
-		t.Fatalf("start: %d %s", status, body)
-	}
-	evs := f.sse(t, run.ID, "", func(ev backend.Event) bool { return ev.Type == backend.EvApprovalRequested })
-	var ticket backend.ApprovalRequest
-	if err := json.Unmarshal(evs[len(evs)-1].Payload, &ticket); err != nil || ticket.Kind != backend.ActionPatch {
-		t.Fatalf("approval payload: %v %s", err, evs[len(evs)-1].Payload)
-	}
+	dir, run, ticket, evs := tourPatch(t, f)
 	var pv patch.Preview
 	if err := json.Unmarshal(ticket.Preview, &pv); err != nil || len(pv.Diff.Hunks) == 0 || len(pv.Diff.Hunks[0].Lines) < 3 {
 		t.Fatalf("patch preview with a hunk of several lines: %v %s", err, ticket.Preview)
@@ -74,7 +56,7 @@ func TestDecideLines(t *testing.T) {
 		!strings.Contains(body, string(backend.CodeApprovalStale)) {
 		t.Errorf("a selection on a stale hash: %d %s, want %s", status, body, backend.CodeApprovalStale)
 	}
-	_, body, _ = f.do(t, "GET", "/api/approvals?runId="+run.ID, "", f.auth())
+	_, body, _ := f.do(t, "GET", "/api/approvals?runId="+run.ID, "", f.auth())
 	if !strings.Contains(body, ticket.ID) {
 		t.Fatalf("the approval is no longer pending after refused selections: %s", body)
 	}
