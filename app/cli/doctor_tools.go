@@ -27,6 +27,7 @@ func toolChecks(ctx context.Context, e *Env) []check {
 			out = append(out, versionCheck(ctx, b.Label, b.Program, path, env, b.Install+", then sign in once in a terminal"))
 		}
 	}
+	out = append(out, chromiumCheck()) // doctor_chromium.go
 	return out
 }
 

@@ -65,6 +65,7 @@ func New(cfg Config) map[string]backend.Tool {
 		FetchURL:   fetchURL{},
 
 		PublishArtifact: publishArtifact{}, // artifact.go
+		Screenshot:      screenshot{},      // screenshot.go
 	}
 }
 

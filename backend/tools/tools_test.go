@@ -23,7 +23,7 @@ func TestNewReturnsEveryToolUnderItsName(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	want := []string{Delegate, DeleteFile, EditFile, FetchURL, GitCommit, GitDiff, GitPush, GitStatus, ListDir, PublishArtifact, ReadFile, RunShell, Search, WriteFile}
+	want := []string{Delegate, DeleteFile, EditFile, FetchURL, GitCommit, GitDiff, GitPush, GitStatus, ListDir, PublishArtifact, ReadFile, RunShell, Screenshot, Search, WriteFile}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
