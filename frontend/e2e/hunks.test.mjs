@@ -6,12 +6,10 @@
 // `agenthub serve` in the system Chromium. Env as serve.test.mjs.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
-import { ARTIFACTS, CHROMIUM, startServer, stopServer } from './harness.mjs';
+import { ARTIFACTS } from './harness.mjs';
+import { gitWorkspace, startPlaybook, startRun, stopPlaybook, waitCompleted } from './playbook.mjs';
 
 const lines = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`);
 const original = lines.join('\n') + '\n';
@@ -33,60 +31,20 @@ expect = ["approved 1 of 2 hunks", "keep line 19"]
 say = "Understood: only the first change was made."
 `;
 
-let scratch = '';
-/** @type {{ proc: import('node:child_process').ChildProcess, url: string, origin: string, token: string }} */
-let server;
-/** @type {import('playwright-core').BrowserContext} */
-let context;
+/** @type {Awaited<ReturnType<typeof startPlaybook>>} */
+let env;
 
 before(async () => {
-  scratch = await mkdtemp(join(tmpdir(), 'agenthub-hunks-'));
-  await mkdir(ARTIFACTS, { recursive: true });
-  const home = join(scratch, 'home');
-  await mkdir(join(home, 'profiles'), { recursive: true });
-  await writeFile(join(home, 'profiles', 'two-hunks.playbook.toml.txt'), playbook);
-  await writeFile(
-    join(home, 'profiles', 'two-hunks.toml'),
-    'name = "two-hunks"\nruntime = "script"\nplaybook = "two-hunks.playbook.toml.txt"\n',
-  );
-  server = await startServer(home);
-  context = await chromium.launchPersistentContext(join(scratch, 'profile'), {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: { width: 1280, height: 820 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-  });
+  env = await startPlaybook('two-hunks', playbook, { width: 1280, height: 820 });
 });
 
 after(async () => {
-  await context?.close();
-  if (server) await stopServer(server);
-  if (scratch) await rm(scratch, { recursive: true, force: true });
+  await stopPlaybook(env);
 });
 
 test('approve one hunk, reject the other: only the approved hunk is written', async () => {
-  const dir = await mkdtemp(join(scratch, 'ws-'));
-  const git = (...args) => execFileSync('git', ['-c', 'user.name=e2e', '-c', 'user.email=e2e@example.com', ...args], { cwd: dir });
-  git('init', '-q');
-  await writeFile(join(dir, 'notes.txt'), original);
-  git('add', 'notes.txt');
-  git('commit', '-q', '-m', 'init');
-  const res = await fetch(server.origin + '/api/workspaces', {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${server.token}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ path: dir }),
-  });
-  assert.equal(res.status, 200, await res.clone().text());
-  const ws = await res.json();
-
-  const page = context.pages()[0] ?? (await context.newPage());
-  page.setDefaultTimeout(20_000);
-  await page.goto(server.url);
-  await page.getByTestId('nav-new-run').click();
-  await page.getByTestId('new-run-workspace').selectOption(ws.id);
-  await page.getByTestId('new-run-profile').selectOption('two-hunks');
-  await page.getByTestId('new-run-task').fill('change two lines');
-  await page.getByTestId('new-run-submit').click();
+  const { dir, ws } = await gitWorkspace(env, 'notes.txt', original);
+  const page = await startRun(env, ws, 'two-hunks', 'change two lines');
 
   const dialog = page.locator('[data-testid="approval-dialog"][data-kind="patch"]');
   await dialog.waitFor();
@@ -101,14 +59,7 @@ test('approve one hunk, reject the other: only the approved hunk is written', as
 
   // Completed only if the agent was told which hunk was rejected (the
   // playbook's expect).
-  await page
-    .locator('[data-testid="run-state"][data-state="Completed"]')
-    .waitFor()
-    .catch(async (err) => {
-      const runId = await page.getByTestId('run-view').getAttribute('data-run-id');
-      const run = await fetch(`${server.origin}/api/runs/${runId}`, { headers: { Authorization: `Bearer ${server.token}` } });
-      throw new Error(`the run did not complete: ${await run.text()}`, { cause: err });
-    });
+  await waitCompleted(env, page);
   assert.equal(await readFile(join(dir, 'notes.txt'), 'utf8'), firstOnly, 'exactly the approved hunk is on disk');
   await page.screenshot({ path: join(ARTIFACTS, 'hunks-completed.png') });
 });

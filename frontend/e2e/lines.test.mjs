@@ -10,12 +10,10 @@
 // `agenthub serve` in the system Chromium. Env as serve.test.mjs.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
-import { ARTIFACTS, CHROMIUM, startServer, stopServer } from './harness.mjs';
+import { ARTIFACTS } from './harness.mjs';
+import { gitWorkspace, startPlaybook, startRun, stopPlaybook, waitCompleted } from './playbook.mjs';
 
 const lines = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`);
 const original = lines.join('\n') + '\n';
@@ -37,60 +35,20 @@ expect = ['old line 3 "line 3" was kept', '"line 9 (rewritten)" was not added', 
 say = "Understood: only line 6 was rewritten."
 `;
 
-let scratch = '';
-/** @type {{ proc: import('node:child_process').ChildProcess, url: string, origin: string, token: string }} */
-let server;
-/** @type {import('playwright-core').BrowserContext} */
-let context;
+/** @type {Awaited<ReturnType<typeof startPlaybook>>} */
+let env;
 
 before(async () => {
-  scratch = await mkdtemp(join(tmpdir(), 'agenthub-lines-'));
-  await mkdir(ARTIFACTS, { recursive: true });
-  const home = join(scratch, 'home');
-  await mkdir(join(home, 'profiles'), { recursive: true });
-  await writeFile(join(home, 'profiles', 'every-third.playbook.toml.txt'), playbook);
-  await writeFile(
-    join(home, 'profiles', 'every-third.toml'),
-    'name = "every-third"\nruntime = "script"\nplaybook = "every-third.playbook.toml.txt"\n',
-  );
-  server = await startServer(home);
-  context = await chromium.launchPersistentContext(join(scratch, 'profile'), {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: { width: 800, height: 600 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-  });
+  env = await startPlaybook('every-third', playbook, { width: 800, height: 600 });
 });
 
 after(async () => {
-  await context?.close();
-  if (server) await stopServer(server);
-  if (scratch) await rm(scratch, { recursive: true, force: true });
+  await stopPlaybook(env);
 });
 
 test('choose two lines of a one-hunk rewrite at 800×600: exactly those lines are written', async () => {
-  const dir = await mkdtemp(join(scratch, 'ws-'));
-  const git = (...args) => execFileSync('git', ['-c', 'user.name=e2e', '-c', 'user.email=e2e@example.com', ...args], { cwd: dir });
-  git('init', '-q');
-  await writeFile(join(dir, 'notes.txt'), original);
-  git('add', 'notes.txt');
-  git('commit', '-q', '-m', 'init');
-  const res = await fetch(server.origin + '/api/workspaces', {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${server.token}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ path: dir }),
-  });
-  assert.equal(res.status, 200, await res.clone().text());
-  const ws = await res.json();
-
-  const page = context.pages()[0] ?? (await context.newPage());
-  page.setDefaultTimeout(30_000);
-  await page.goto(server.url);
-  await page.getByTestId('nav-new-run').click();
-  await page.getByTestId('new-run-workspace').selectOption(ws.id);
-  await page.getByTestId('new-run-profile').selectOption('every-third');
-  await page.getByTestId('new-run-task').fill('rewrite every third line');
-  await page.getByTestId('new-run-submit').click();
+  const { dir, ws } = await gitWorkspace(env, 'notes.txt', original);
+  const page = await startRun(env, ws, 'every-third', 'rewrite every third line');
 
   const dialog = page.locator('[data-testid="approval-dialog"][data-kind="patch"]');
   await dialog.waitFor();
@@ -137,14 +95,7 @@ test('choose two lines of a one-hunk rewrite at 800×600: exactly those lines ar
   await approve.click();
 
   // Completed only if the agent was told each line left out (the playbook's expect).
-  await page
-    .locator('[data-testid="run-state"][data-state="Completed"]')
-    .waitFor()
-    .catch(async (err) => {
-      const runId = await page.getByTestId('run-view').getAttribute('data-run-id');
-      const run = await fetch(`${server.origin}/api/runs/${runId}`, { headers: { Authorization: `Bearer ${server.token}` } });
-      throw new Error(`the run did not complete: ${await run.text()}`, { cause: err });
-    });
+  await waitCompleted(env, page);
   assert.equal(await readFile(join(dir, 'notes.txt'), 'utf8'), sixOnly, 'exactly the two chosen lines are applied');
   await page.screenshot({ path: join(ARTIFACTS, 'lines-completed-800x600.png') });
 });
