@@ -176,6 +176,14 @@ describe('changes panel', () => {
     expect(JSON.parse(post.body)).toEqual({ approvalId: 'apr_b', path: 'b.txt', startLine: 2, endLine: 3, body: 'name it bee' });
   });
 
+  it('shows a worktree run\'s branch against its base', async () => {
+    setup(() => [200, { ...set(), branch: { base: 'abc', files: [model('wt.txt', 'on the branch')] } }]);
+    await screen.findByTestId('changes-tree');
+    await fireEvent.click(screen.getByTestId('changes-scope-branch').querySelector('input')!);
+    await waitFor(() => expect(screen.getByTestId('changes-panel').textContent).toContain('on the branch'));
+    expect(screen.queryByTestId('changes-tree')).toBeNull();
+  });
+
   it('shows nothing for a run without changes', async () => {
     const { seen } = setup(() => [200, { ...set(), changes: [] }]);
     await waitFor(() => expect(gets(seen)).toBe(1));
