@@ -28,13 +28,24 @@ func Select(fd FileDiff, hunks []int) (FileDiff, error) {
 	if len(keep) == len(fd.Hunks) {
 		return fd, nil
 	}
+	hs := make([]Hunk, len(keep))
+	for i, k := range keep {
+		hs[i] = fd.Hunks[k]
+	}
+	return withHunks(fd, hs), nil
+}
+
+// withHunks is fd with only the given hunks, each a hunk of fd's old side
+// (in order), the new side renumbered as if the others had never been
+// proposed; with none left the file is unchanged.
+func withHunks(fd FileDiff, hunks []Hunk) FileDiff {
 	out := fd
-	out.Hunks = make([]Hunk, 0, len(keep))
+	out.Hunks = make([]Hunk, 0, len(hunks))
 	out.Stats = Stats{}
 	out.New.Size, out.New.SHA256 = 0, ""
 	shift := 0 // lines added minus deleted by the kept hunks so far
-	for _, i := range keep {
-		h := renumber(fd.Hunks[i], shift)
+	for _, h := range hunks {
+		h = renumber(h, shift)
 		shift += h.NewLines - h.OldLines
 		for _, l := range h.Lines {
 			switch l.Op {
@@ -48,15 +59,12 @@ func Select(fd FileDiff, hunks []int) (FileDiff, error) {
 	}
 	out.New.Lines = fd.Old.Lines + shift
 	switch {
-	case len(keep) == 0 && fd.Status == StatusAdded:
-		out.Status = StatusUnchanged
-		out.New = FileInfo{}
-	case len(keep) == 0 && fd.Status == StatusDeleted:
-		out.Status, out.New = StatusUnchanged, fd.Old
-	case len(keep) == 0 && fd.Status == StatusModified:
+	case len(hunks) == 0 && fd.Status == StatusAdded:
+		out.Status, out.New = StatusUnchanged, FileInfo{}
+	case len(hunks) == 0 && (fd.Status == StatusDeleted || fd.Status == StatusModified):
 		out.Status, out.New = StatusUnchanged, fd.Old
 	}
-	return out, nil
+	return out
 }
 
 // renumber moves a hunk's new side so that it starts shift lines after its

@@ -55,38 +55,14 @@ func SelectLines(fd FileDiff, refs []LineRef) (FileDiff, error) {
 			return FileDiff{}, fmt.Errorf("select lines of %s: %w", displayPath(fd), err)
 		}
 		partial = partial || !sameHunk(nh, h)
-		if nh.changes() > 0 {
-			narrowed = append(narrowed, nh)
-		}
+		narrowed = append(narrowed, nh)
 	}
 	if !partial {
 		return out, nil
 	}
-	// Renumber the new side from scratch over the narrowed hunks.
-	out.Hunks = make([]Hunk, 0, len(narrowed))
-	out.Stats = Stats{}
-	out.New.Size, out.New.SHA256 = 0, ""
-	shift := 0
-	for _, h := range narrowed {
-		h = renumber(h, shift)
-		shift += h.NewLines - h.OldLines
-		for _, l := range h.Lines {
-			switch l.Op {
-			case OpAdd:
-				out.Stats.Added++
-			case OpDelete:
-				out.Stats.Deleted++
-			}
-		}
-		out.Hunks = append(out.Hunks, h)
-	}
-	out.New.Lines = fd.Old.Lines + shift
-	switch {
-	case len(out.Hunks) == 0 && fd.Status == StatusAdded:
-		out.Status, out.New = StatusUnchanged, FileInfo{}
-	case len(out.Hunks) == 0:
-		out.Status, out.New = StatusUnchanged, fd.Old
-	case fd.Status == StatusDeleted:
+	// A narrowed hunk always keeps a change, so out has hunks.
+	out = withHunks(fd, narrowed)
+	if fd.Status == StatusDeleted {
 		// Some old lines stay: the file is kept, changed.
 		out.Status = StatusModified
 		out.New = FileInfo{Path: fd.Old.Path, Mode: fd.Old.Mode, Exists: true, Lines: out.New.Lines}
@@ -139,16 +115,6 @@ func narrowHunk(h Hunk, r LineRef) (Hunk, error) {
 		}
 	}
 	return out, nil
-}
-
-func (h Hunk) changes() int {
-	n := 0
-	for _, l := range h.Lines {
-		if l.Op != OpContext {
-			n++
-		}
-	}
-	return n
 }
 
 // sameHunk reports that narrowing kept every line as it was.
