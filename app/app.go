@@ -5,6 +5,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -154,8 +155,18 @@ func (w *Window) pickExportFile(defaultName string) (string, error) {
 		Filters: []runtime.FileFilter{{DisplayName: "JSON Lines (*.jsonl)", Pattern: "*.jsonl"}}})
 }
 
-// formatError turns every bound-method error into {code, message, next}.
-func formatError(err error) any { return api.ErrorOf(err) }
+// formatError turns every bound-method error into {code, message, next},
+// as JSON text: the Wails runtime rejects the call with new Error(value),
+// which turns an object into "[object Object]" (issue 21: an already-listed
+// folder showed that as internal_error), and keeps a string as the
+// error's message, which the page parses (lib/api/error.ts).
+func formatError(err error) any {
+	b, jerr := json.Marshal(api.ErrorOf(err))
+	if jerr != nil {
+		return string(backend.FailInternal) + ": an internal error occurred"
+	}
+	return string(b)
+}
 
 // pendingCount counts pending approvals across runs.
 func pendingCount(core *api.Core) func() (int, error) {

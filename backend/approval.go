@@ -115,6 +115,9 @@ type ApprovalRequest struct {
 	TitleMessage *Text         `json:"titleMessage,omitempty"`
 	RulePreview  *Text         `json:"rule_preview,omitempty"`
 	RuleLocation *RuleLocation `json:"rule_location,omitempty"`
+	// RiskMessage says why the risk is what it is when the policy's class
+	// decided it (risk_read_only: a command that only reads).
+	RiskMessage *Text `json:"riskMessage,omitempty"`
 }
 
 // Decision is a reviewer's resolution of a ticket (§9.3). The key is

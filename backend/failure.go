@@ -52,6 +52,15 @@ const (
 	CodeAuditKeyUnavailable FailureCode = "audit_key_unavailable"  // the audit chain's key cannot be read
 )
 
+// Issue 21: codes for failures that were told under another code's words.
+const (
+	// CodeWorkspaceExists: the folder is already on the allowlist.
+	CodeWorkspaceExists FailureCode = "workspace_exists"
+	// FailPlaybookExpectation: a playbook step's expect was not met (the
+	// playbook, not a runtime, is what to fix).
+	FailPlaybookExpectation FailureCode = "playbook_expectation_failed"
+)
+
 // CodeWorktreeUnsaved: a run's worktree holds work that exists nowhere else
 // and its removal was not confirmed for exactly that work.
 const CodeWorktreeUnsaved FailureCode = "worktree_unsaved"
@@ -70,6 +79,8 @@ var Recovery = map[FailureCode]string{
 	FailContextOverflow:         "Start a new session, or narrow the task.",
 	FailInternal:                "Retry; if it repeats, export diagnostics and report it.",
 	CodeNotFound:                "Check the id; list the items to see what exists.",
+	CodeWorkspaceExists:         "Nothing to add: open the workspace from the list, or choose another folder.",
+	FailPlaybookExpectation:     "Fix the playbook's expect, or check that the workspace holds what it expects.",
 	CodeInvalidInput:            "Correct the input and try again.",
 	CodeActiveRunExists:         "Wait for the running run to end, or allow queueing.",
 	CodeApprovalAlreadyResolved: "Nothing to do: the first decision stands.",

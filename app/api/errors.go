@@ -73,8 +73,10 @@ func (e ErrorBody) HTTPStatus() int {
 		return 401
 	case backend.FailPermissionDenied:
 		return 403
+	case backend.CodeWorkspaceExists:
+		return 409
 	case backend.CodeConflict, backend.CodeActiveRunExists, backend.CodeApprovalAlreadyResolved,
-		backend.CodeApprovalStale, backend.CodeWorktreeUnsaved:
+		backend.CodeApprovalStale, backend.CodeWorktreeUnsaved, backend.CodeWorkspaceMissing:
 		return 409
 	}
 	return 500

@@ -189,11 +189,17 @@ func (g Grant) Message() *backend.Text {
 	case backend.ActionPatch:
 		return backend.Msg("rule_patch", "glob", g.Glob, "tool", tool)
 	case backend.ActionShell:
-		key := "rule_shell_prefix"
-		if g.Exact {
-			key = "rule_shell_exact"
+		command := strings.Join(quoteAll(g.Prefix), " ")
+		switch {
+		case g.Network && g.Exact:
+			return backend.Msg("rule_shell_exact_network", "command", command, "cwd", g.Cwd, "tool", tool)
+		case g.Network:
+			return backend.Msg("rule_shell_prefix_network", "command", command, "cwd", g.Cwd, "tool", tool)
 		}
-		return backend.Msg(key, "command", strings.Join(quoteAll(g.Prefix), " "), "cwd", g.Cwd, "tool", tool)
+		if g.Exact {
+			return backend.Msg("rule_shell_exact", "command", command, "cwd", g.Cwd, "tool", tool)
+		}
+		return backend.Msg("rule_shell_prefix", "command", command, "cwd", g.Cwd, "tool", tool)
 	case backend.ActionNetwork:
 		return backend.Msg("rule_network", "method", g.Method, "host", g.Host, "tool", tool)
 	case backend.ActionCommit:

@@ -164,6 +164,9 @@ func RiskOf(a Action, r backend.PolicyResult) backend.Risk {
 	case backend.ActionPush, backend.ActionPublish, backend.ActionDeploy, backend.ActionSecret:
 		return backend.RiskHigh
 	case backend.ActionShell:
+		if ReadOnly(a) { // readonly.go: only reads and prints
+			return backend.RiskLow
+		}
 		parsed := ParseShell(a.commandLine())
 		if parsed.Unsupported != "" {
 			return backend.RiskHigh

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"agenthub/backend"
+	"agenthub/backend/approval"
 	"agenthub/backend/canon"
 	"agenthub/backend/store"
 )
@@ -25,6 +26,10 @@ func (rc *runCtl) ask(c *callState, a backend.GatedAction, res backend.PolicyRes
 			ToolCallID: c.Req.ID, Kind: a.Kind, Title: a.Title, Preview: a.Preview, Risk: a.Risk,
 			Subject: a.Subject, SubjectHash: hash, PolicyTrace: res.Trace, Enforcement: string(backend.Enforced),
 			DecisionsOffered: offered, GrantPreview: grant, TitleMessage: a.TitleMessage}}
+	if act, err := approval.ActionOf(backend.GateRequest{Tool: c.Req.Name, Action: a}); err == nil &&
+		a.Risk == backend.RiskLow && approval.ReadOnly(act) {
+		tk.RiskMessage = backend.Msg("risk_read_only") // the dialog's banner says it only reads
+	}
 	if grant != "" {
 		// What "always allow" would write, as a message the UI localises,
 		// and where: the setting now, which the decision then follows.

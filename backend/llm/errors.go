@@ -164,7 +164,11 @@ func Failure(err error) *backend.Error {
 		return nil
 	}
 	f := func(code backend.FailureCode, detail, msg string) *backend.Error {
-		return &backend.Error{Code: code, Detail: detail, Message: msg, Err: err}
+		// The step is the model server's or the provider's, never the
+		// default of runtime_unavailable (an agent CLI's installation),
+		// which would send a user with a stopped Ollama to the wrong place
+		// (issue 21).
+		return &backend.Error{Code: code, Detail: detail, Message: msg, Err: err, Next: modelNext[detail]}
 	}
 	switch {
 	case errors.Is(err, ErrContextOverflow):
@@ -191,4 +195,17 @@ func Failure(err error) *backend.Error {
 		return f(backend.FailRunTimeout, "", "The model did not answer in time.")
 	}
 	return f(backend.FailInternal, "", "The model call failed.")
+}
+
+// modelNext is the next step of a model failure by its Detail.
+var modelNext = map[string]string{
+	"auth":              "Check the API key the agent profile names (agenthub doctor shows which one), then try again.",
+	"quota":             "Check the provider account's quota and billing, or switch the profile to another model.",
+	"model_unavailable": "Pull or load the model on the server (Ollama: ollama pull NAME), or correct the model name in the profile.",
+	"rate_limited":      "Wait a minute and start the run again, or add a fallback model to the profile.",
+	"provider_error":    "Try again later, or add a fallback model to the profile.",
+	"network":           "Start the model server (Ollama: ollama serve; LM Studio: start its local server) or correct base_url in the profile, then try again.",
+	"truncated_stream":  "Start the run again; if it repeats, check the model server's log.",
+	"malformed_stream":  "Check that base_url points at an OpenAI-compatible (or Ollama) endpoint, then try again.",
+	"bad_request":       "Check the model name and settings in the profile; if they are right, report the error.",
 }

@@ -66,5 +66,16 @@ func Gated(env backend.ToolEnv, req Request, pr Proposal) (*backend.GatedAction,
 	}
 	title := map[string]string{"create": "Create ", "modify": "Edit ", "delete": "Delete "}[pr.Operation()] + pr.Path
 	return &backend.GatedAction{Kind: backend.ActionPatch, Title: title, Risk: backend.RiskMedium,
-		Preview: preview, Subject: subject}, nil
+		Preview: preview, Subject: subject, TitleMessage: patchTitle(pr.Operation(), pr.Path)}, nil
+}
+
+// patchTitle is the title as a message the UI localises (issue 21).
+func patchTitle(op, path string) *backend.Text {
+	switch op {
+	case "create":
+		return backend.Msg("title_create", "path", path)
+	case "delete":
+		return backend.Msg("title_delete", "path", path)
+	}
+	return backend.Msg("title_edit", "path", path)
 }

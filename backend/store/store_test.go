@@ -246,8 +246,8 @@ func TestBackendErrorIsReturnedForConflict(t *testing.T) {
 	ws.ID = "ws_b"
 	err := s.AddWorkspace(ctx, ws, by)
 	var be *backend.Error
-	if !errors.As(err, &be) || be.Code != backend.CodeConflict {
-		t.Fatalf("duplicate path: err = %v, want code conflict", err)
+	if !errors.As(err, &be) || be.Code != backend.CodeWorkspaceExists {
+		t.Fatalf("duplicate path: err = %v, want code workspace_exists", err)
 	}
 	if strings.Contains(be.Message, "/abs") {
 		t.Errorf("message shows an absolute path: %q", be.Message)

@@ -31,7 +31,8 @@ func (t *Tx) CreateTicket(tk Ticket) error {
 	trace = t.s.red.json(trace)
 	offered, _ := json.Marshal(nonNil(a.DecisionsOffered))
 	a.TitleMessage, a.RulePreview = t.s.red.message(a.TitleMessage), t.s.red.message(a.RulePreview)
-	msgs, _ := json.Marshal(ticketMessages{Title: a.TitleMessage, RulePreview: a.RulePreview, RuleLocation: a.RuleLocation})
+	msgs, _ := json.Marshal(ticketMessages{Title: a.TitleMessage, RulePreview: a.RulePreview, RuleLocation: a.RuleLocation,
+		Risk: a.RiskMessage})
 	_, err := t.tx.ExecContext(t.ctx, `INSERT INTO approvals (id, run_id, tool_call_id, ticket_kind, kind, title,
 		preview, risk, subject, subject_hash, base_commit, policy_trace, enforcement, decisions_offered,
 		grant_preview, resume_mode, status, created_at, messages) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
@@ -173,6 +174,7 @@ type ticketMessages struct {
 	Title        *backend.Text         `json:"titleMessage,omitempty"`
 	RulePreview  *backend.Text         `json:"rulePreview,omitempty"`
 	RuleLocation *backend.RuleLocation `json:"ruleLocation,omitempty"`
+	Risk         *backend.Text         `json:"riskMessage,omitempty"`
 }
 
 type scanner interface{ Scan(...any) error }
@@ -195,7 +197,7 @@ func scanTicket(row scanner) (Ticket, error) {
 	_ = json.Unmarshal([]byte(offered), &a.DecisionsOffered)
 	var m ticketMessages
 	if json.Unmarshal([]byte(msgs), &m) == nil { // a row the column cannot describe shows its English text
-		a.TitleMessage, a.RulePreview, a.RuleLocation = m.Title, m.RulePreview, m.RuleLocation
+		a.TitleMessage, a.RulePreview, a.RuleLocation, a.RiskMessage = m.Title, m.RulePreview, m.RuleLocation, m.Risk
 	}
 	return tk, nil
 }

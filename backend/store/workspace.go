@@ -58,7 +58,7 @@ func (s *Store) AddWorkspace(ctx context.Context, w backend.Workspace, by By) er
 		_, err := tx.ExecContext(ctx, `INSERT INTO workspaces (id, name, path, display_path, added_at)
 			VALUES (?, ?, ?, ?, ?)`, w.ID, w.Name, w.Path, w.DisplayPath, w.AddedAt)
 		if isConstraint(err) {
-			return &backend.Error{Code: backend.CodeConflict,
+			return &backend.Error{Code: backend.CodeWorkspaceExists,
 				Message: fmt.Sprintf("workspace %s is already in the allowlist", w.DisplayPath), Err: err}
 		}
 		if err != nil {

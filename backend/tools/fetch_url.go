@@ -135,7 +135,8 @@ func (fetchURL) Action(_ context.Context, _ backend.ToolEnv, raw json.RawMessage
 	act := approval.Action{Kind: backend.ActionNetwork, Method: r.method, URL: u}
 	risk := approval.RiskOf(act, backend.PolicyResult{Kind: backend.ActionNetwork})
 	return &backend.GatedAction{Kind: backend.ActionNetwork, Title: firstLine("Fetch: "+r.method+" "+u, 120),
-		Risk: risk, Preview: preview, Subject: subject}, nil
+		Risk: risk, Preview: preview, Subject: subject,
+		TitleMessage: backend.Msg("title_fetch", "method", r.method, "url", firstLine(u, 110))}, nil
 }
 
 // errCrossOrigin stops the client at a redirect to another origin.

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -108,7 +109,8 @@ func (gitCommit) Action(_ context.Context, env backend.ToolEnv, raw json.RawMess
 	preview, _ := json.Marshal(p)
 	return &backend.GatedAction{Kind: backend.ActionCommit, Risk: backend.RiskMedium,
 		Title:   fmt.Sprintf("Commit %d file(s) to %s", len(p.Files), orDetached(p.Branch)),
-		Preview: []byte(newScrubber(env.WorkspaceRoot).text(string(preview))), Subject: subject}, nil
+		Preview: []byte(newScrubber(env.WorkspaceRoot).text(string(preview))), Subject: subject,
+		TitleMessage: backend.Msg("title_commit", "count", strconv.Itoa(len(p.Files)), "branch", orDetached(p.Branch))}, nil
 }
 
 func (gitCommit) Execute(_ context.Context, env backend.ToolEnv, in backend.ToolInput) (backend.ToolResult, error) {

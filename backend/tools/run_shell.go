@@ -181,8 +181,12 @@ func (sh Shell) Action() (*backend.GatedAction, error) {
 	if sh.Network {
 		title = "Run with network: "
 	}
+	msg := backend.Msg("title_run", "command", firstLine(sh.Command, 80))
+	if sh.Network {
+		msg = backend.Msg("title_run_network", "command", firstLine(sh.Command, 80))
+	}
 	return &backend.GatedAction{Kind: backend.ActionShell, Title: title + firstLine(sh.Command, 80), Risk: risk,
-		Preview: preview, Subject: subject}, nil
+		Preview: preview, Subject: subject, TitleMessage: msg}, nil
 }
 
 // execFiles hashes the workspace files the command executes, read through

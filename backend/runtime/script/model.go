@@ -92,7 +92,7 @@ func splitKeep(text string) []string {
 }
 
 func fail(step int, format string, args ...any) error {
-	return &backend.Error{Code: backend.FailSchemaValidation,
+	return &backend.Error{Code: backend.FailPlaybookExpectation,
 		Message: fmt.Sprintf("playbook step %d: %s", step, fmt.Sprintf(format, args...)),
 		Next:    "Fix the playbook, or check that the workspace holds what it expects."}
 }

@@ -113,7 +113,7 @@ func TestModelExpectationAndBounds(t *testing.T) {
 		{Role: backend.RoleTool, Text: "dir only"}}
 	_, err = m.Stream(t.Context(), backend.ModelRequest{Step: 2, Messages: msgs}, func(string) {})
 	var be *backend.Error
-	if !errors.As(err, &be) || be.Code != backend.FailSchemaValidation || !strings.Contains(be.Message, `step 2`) {
+	if !errors.As(err, &be) || be.Code != backend.FailPlaybookExpectation || !strings.Contains(be.Message, `step 2`) {
 		t.Fatalf("missed expectation: %v", err)
 	}
 	if _, err := m.Stream(t.Context(), backend.ModelRequest{Step: 4}, func(string) {}); err == nil {

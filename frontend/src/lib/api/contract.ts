@@ -56,6 +56,8 @@ export interface WorkspacesAPI {
   pickDirectory?: () => Promise<string>;
   /** The workspace's effective policy, read-only. */
   policy(id: string): Promise<PolicyView>;
+  /** Revokes the rule a PolicyRule.key names (audited); the policy as it is then. */
+  revokeRule(id: string, key: string): Promise<PolicyView>;
 }
 
 export interface SettingsAPI {

@@ -202,7 +202,10 @@ export type FailureCode =
   | 'store_too_new'
   | 'store_migration_failed'
   | 'audit_key_unavailable'
+  | 'workspace_exists'
+  | 'playbook_expectation_failed'
   | 'worktree_unsaved'
+  | 'workspace_missing'
   | 'run_imported';
 
 export const FAILURE_CODES: readonly FailureCode[] = [
@@ -235,7 +238,10 @@ export const FAILURE_CODES: readonly FailureCode[] = [
   'store_too_new',
   'store_migration_failed',
   'audit_key_unavailable',
+  'workspace_exists',
+  'playbook_expectation_failed',
   'worktree_unsaved',
+  'workspace_missing',
   'run_imported',
 ];
 
@@ -281,8 +287,14 @@ export const FailureCodes = {
   CodeStoreMigration: 'store_migration_failed',
   /** the audit chain's key cannot be read */
   CodeAuditKeyUnavailable: 'audit_key_unavailable',
+  /** CodeWorkspaceExists: the folder is already on the allowlist. */
+  CodeWorkspaceExists: 'workspace_exists',
+  /** FailPlaybookExpectation: a playbook step's expect was not met (the playbook, not a runtime, is what to fix). */
+  FailPlaybookExpectation: 'playbook_expectation_failed',
   /** CodeWorktreeUnsaved: a run's worktree holds work that exists nowhere else and its removal was not confirmed for exactly that work. */
   CodeWorktreeUnsaved: 'worktree_unsaved',
+  /** CodeWorkspaceMissing: the workspace's directory is gone from disk (deleted, moved or unmounted); no run may start in it. */
+  CodeWorkspaceMissing: 'workspace_missing',
   /** CodeRunImported: a run imported from a bundle is read-only; it cannot be resumed, cancelled or decided on here (issue 19). */
   CodeRunImported: 'run_imported',
 } as const;
@@ -495,7 +507,10 @@ export const RECOVERY: Readonly<Record<FailureCode, string>> = {
   store_too_new: 'Install the newer AgentHub that wrote this data directory, or pass --home DIR.',
   store_migration_failed: 'The database was restored from its backup; report the error, then install a fixed version.',
   audit_key_unavailable: 'Restore the audit key (or unlock the OS keychain) and start AgentHub again.',
+  workspace_exists: 'Nothing to add: open the workspace from the list, or choose another folder.',
+  playbook_expectation_failed: 'Fix the playbook\'s expect, or check that the workspace holds what it expects.',
   worktree_unsaved: 'Keep the worktree as a branch or merge it; to discard it, confirm the listed work with its token.',
+  workspace_missing: 'Restore the folder, or remove the workspace from the allowlist and add the folder where it is now.',
   run_imported: 'Review it here; to continue the work, start a new run with its task, or resume it where it was exported.',
 };
 
@@ -538,6 +553,7 @@ export interface ApprovalRequest {
   titleMessage?: Text;
   rule_preview?: Text;
   rule_location?: RuleLocation;
+  riskMessage?: Text;
 }
 
 /** agenthub/backend.TraceStep */

@@ -123,10 +123,21 @@ export function createMemoryApi(o: MemoryApiOptions = {}): MemoryApi {
           const p = o.policies?.[id] ?? { source: 'default' as const, rules: [] };
           return { workspaceId: id, file: '.agenthub/policy.toml', defaults: DEFAULT_GATE.map((r) => ({ ...r })), ...p };
         }),
+      revokeRule: (id, key) =>
+        rec('workspaces.revokeRule', [id, key], () => {
+          // As PolicyAPI.Revoke: only a key listed for this workspace revokes.
+          const p = o.policies?.[id];
+          const rules = p?.rules ?? [];
+          if (!rules.some((r) => r.key === key)) throw new ApiError({ code: 'not_found', message: 'this workspace has no such rule' });
+          const left = rules.filter((r) => r.key !== key);
+          o.policies![id] = { ...p!, rules: left, source: left.length > 0 ? 'file' : 'default' };
+          return { workspaceId: id, file: '.agenthub/policy.toml', defaults: DEFAULT_GATE.map((r) => ({ ...r })), ...o.policies![id]! };
+        }),
     },
     settings: {
       get: () => rec('settings.get', [], () => ({ ...settings })),
-      set: (s) => rec('settings.set', [s], () => (settings = { ...s })),
+      // As SettingsAPI.Set: a ruleLocation left out keeps the current one.
+      set: (s) => rec('settings.set', [s], () => (settings = { ...s, ruleLocation: s.ruleLocation ?? settings.ruleLocation })),
     },
     runs: {
       list: (workspaceId) => rec('runs.list', [workspaceId], () => runs.filter((r) => !workspaceId || r.workspaceId === workspaceId).map((r) => ({ ...r }))),

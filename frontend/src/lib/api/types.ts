@@ -35,7 +35,12 @@ export const LOCALES: readonly Locale[] = ['en', 'zh-CN'];
 export interface Settings {
   theme: Theme;
   language: Locale;
+  /** Where "always allow in this workspace" writes its rule (issue 21); absent in Set keeps it. */
+  ruleLocation?: RuleSite;
 }
+
+/** Where a workspace rule lives: AgentHub's data directory, or the repository's .agenthub/policy.toml. */
+export type RuleSite = 'data' | 'repository';
 
 /** What the window was asked to show (`agenthub window --approval ID`). */
 export interface OpenRequest {
@@ -202,6 +207,8 @@ export interface ApprovalRequest {
   /** Where "always allow in this workspace" writes its rule: the data directory (site "data", path
    *  relative to it) or the repository (site "repository", path ".agenthub/policy.toml"). */
   rule_location?: G.RuleLocation;
+  /** Why the risk is what it is when the policy's class decided it (risk_read_only: the command only reads). */
+  riskMessage?: G.Text;
 }
 
 // The request above narrows two of Go's string fields to their known values;
@@ -303,6 +310,18 @@ export interface PolicyRule {
   /** An allow the gate never applies (push). */
   ignored?: boolean;
   examples: number;
+  /** The file the rule is in: the repository's (file relative to the workspace) or the data directory's (relative to it). */
+  site?: RuleSite;
+  file?: string;
+  /** What it applies to: every run of the workspace. */
+  scope?: 'workspace';
+  /** Names the rule for revokeRule; a key of another workspace or a changed rule revokes nothing. */
+  key?: string;
+  /** Who added it by "always allow", from which surface, when and in which run; absent for a rule written by hand. */
+  addedBy?: string;
+  addedVia?: string;
+  addedAt?: string;
+  addedInRun?: string;
 }
 
 

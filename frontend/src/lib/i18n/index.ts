@@ -3,10 +3,12 @@
 // formatting of errors and dates.
 import { m } from '../paraglide/messages.js';
 import type { ApiError } from '../api';
+import { errorAction, errorCause, errorTitle, type ErrorAction } from './errors';
 
 export { m };
 export { getLocale, setLocale } from './locale.svelte';
 export * from './labels';
+export * from './errors';
 
 type Msg = () => string;
 
@@ -23,6 +25,8 @@ const NEXT: Record<string, Msg> = {
   context_overflow: m.next_context_overflow,
   internal_error: m.next_internal_error,
   not_found: m.next_not_found,
+  workspace_exists: m.next_workspace_exists,
+  playbook_expectation_failed: m.next_playbook_expectation_failed,
   engine_unavailable: m.next_engine_unavailable,
   run_already_resumed: m.next_run_already_resumed,
   window_unavailable: m.next_window_unavailable,
@@ -57,6 +61,10 @@ export interface ErrorText {
   code: string;
   message: string;
   next: string;
+  /** Localised title, cause in plain words and the action offered (errors.ts). */
+  title: string;
+  cause: string;
+  action: ErrorAction;
 }
 
 /** The localised code, message and next step to show for err. */
@@ -73,5 +81,5 @@ export function describeError(
   // code's generic one; the generic one is localised, the specific one is
   // shown as sent, like the message.
   const next = err.nextSpecific && err.next ? err.next : (NEXT[err.code]?.() ?? err.next);
-  return { code: err.code, message, next };
+  return { code: err.code, message, next, title: errorTitle(err.code), cause: errorCause(err.code), action: errorAction(err.code) };
 }
