@@ -79,6 +79,10 @@ func (s *Server) guard(next http.Handler) http.Handler {
 				Next:    "Open AgentHub from the URL that `agenthub serve` printed; other sites may not call it."}, http.StatusForbidden)
 			return
 		}
+		if !s.authorized(r) && wantsPage(r) {
+			writeAuthPage(w, r) // authpage.go: a browser gets a page, not JSON
+			return
+		}
 		if !s.authorized(r) {
 			writeError(w, &backend.Error{Code: backend.CodeUnauthorized,
 				Message: "this AgentHub server needs its token"}, http.StatusUnauthorized)
