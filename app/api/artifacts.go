@@ -109,3 +109,48 @@ func kindList() string {
 	}
 	return strings.Join(s, ", ")
 }
+
+// Review records that the user has looked at a screenshot pending its
+// privacy review (issue 18: a screenshot is shown before it is kept or
+// shared); only then may it be exported. Audited artifact.reviewed.
+func (a *ArtifactsAPI) Review(id string) (backend.Artifact, error) {
+	art, _, err := ArtifactBytes(a.core, id)
+	if err != nil {
+		return art, err
+	}
+	if err := a.core.writable(); err != nil {
+		return art, err
+	}
+	if art.Meta.Privacy != backend.PrivacyPending {
+		return art, nil // nothing to review, or reviewed already: the first review stands
+	}
+	db, err := a.core.db()
+	if err != nil {
+		return art, err
+	}
+	by := a.core.By()
+	if _, err := db.Do(context.Background(), func(tx *store.Tx) error {
+		if err := tx.SetArtifactPrivacy(art.ID, backend.PrivacyApproved); err != nil {
+			return err
+		}
+		_, err := tx.Audit(backend.AuditEntry{At: backend.Stamp(nowUTC()), Actor: by.Actor, Surface: by.Surface,
+			Kind: "artifact.reviewed", RunID: art.RunID, Data: map[string]any{"artifactId": art.ID,
+				"kind": string(art.Kind), "sha256": art.SHA256, "workspaceId": art.WorkspaceID}})
+		return err
+	}); err != nil {
+		return art, err
+	}
+	art.Meta.Privacy = backend.PrivacyApproved
+	return art, nil
+}
+
+// Shareable refuses the bytes of a screenshot still pending its privacy
+// review leaving AgentHub (export, download).
+func Shareable(a backend.Artifact) error {
+	if a.Meta.Privacy == backend.PrivacyPending {
+		return &backend.Error{Code: backend.CodeConflict,
+			Message: "screenshot " + a.ID + " has not been reviewed for privacy yet",
+			Next:    "Look at it (agenthub artifacts show " + a.ID + ", or the Artifacts page), then mark it reviewed: agenthub artifacts review " + a.ID + "."}
+	}
+	return nil
+}

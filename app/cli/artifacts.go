@@ -12,12 +12,13 @@ import (
 	"agenthub/backend"
 )
 
-// runArtifacts is `agenthub artifacts list|show|export` (issue 18). Every
-// subcommand only reads the store (readOnlySubcommands): with no engine up
-// it runs here as a reader and never starts or recovers anything.
+// runArtifacts is `agenthub artifacts list|show|export|review` (issue 18).
+// list, show and export only read the store (readOnlySubcommands): with no
+// engine up they run here as a reader and never start or recover anything;
+// review writes, so it goes to the engine.
 func runArtifacts(ctx context.Context, e *Env, args []string) error {
-	if len(args) == 0 || (args[0] != "list" && args[0] != "show" && args[0] != "export") {
-		return usagef("artifacts needs a subcommand: list [--run RUN] [--workspace W] [--kind K] [--json], show ID, export ID -o FILE")
+	if len(args) == 0 || (args[0] != "list" && args[0] != "show" && args[0] != "export" && args[0] != "review") {
+		return usagef("artifacts needs a subcommand: list [--run RUN] [--workspace W] [--kind K] [--json], show ID, export ID -o FILE, review ID")
 	}
 	sub := args[0]
 	fl, home := flags(e, "artifacts "+sub)
@@ -33,7 +34,7 @@ func runArtifacts(ctx context.Context, e *Env, args []string) error {
 		return err
 	}
 	if sub == "list" && len(words) != 0 || sub != "list" && len(words) != 1 {
-		return usagef("artifacts %s: list takes no arguments; show and export take one artifact id", sub)
+		return usagef("artifacts %s: list takes no arguments; show, export and review take one artifact id", sub)
 	}
 	if sub == "export" && *out == "" {
 		return usagef("artifacts export needs the file to write: agenthub artifacts export ID -o FILE")
@@ -83,7 +84,18 @@ func runArtifacts(ctx context.Context, e *Env, args []string) error {
 		printArtifact(e, v)
 		return nil
 	}
+	if sub == "review" {
+		a, err := arts.Review(words[0])
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.Stdout, "%s: privacy review %s\n", a.ID, a.Meta.Privacy)
+		return nil
+	}
 	a, data, err := api.ArtifactBytes(core, words[0])
+	if err == nil {
+		err = api.Shareable(a) // a screenshot leaves only after its privacy review
+	}
 	if err != nil {
 		return err
 	}

@@ -41,6 +41,9 @@ func (s *Server) artifactRoutes(mux *http.ServeMux) {
 	})
 	mux.HandleFunc("GET /api/artifacts/{id}/content", func(w http.ResponseWriter, r *http.Request) {
 		a, data, err := api.ArtifactBytes(s.core, r.PathValue("id"))
+		if err == nil {
+			err = api.Shareable(a) // a screenshot leaves only after its privacy review
+		}
 		if err != nil {
 			writeError(w, err, 0)
 			return
@@ -65,6 +68,10 @@ func (s *Server) artifactRoutes(mux *http.ServeMux) {
 		if _, err := w.Write(data); err != nil {
 			slog.Debug("write an artifact", "err", err)
 		}
+	})
+	mux.HandleFunc("POST /api/artifacts/{id}/review", func(w http.ResponseWriter, r *http.Request) {
+		v, err := arts.Review(r.PathValue("id"))
+		reply(w, v, err)
 	})
 	mux.HandleFunc("GET /api/artifacts/{id}/preview", func(w http.ResponseWriter, r *http.Request) {
 		a, data, err := api.ArtifactBytes(s.core, r.PathValue("id"))

@@ -34,6 +34,9 @@ func artifactServer(t *testing.T) (*fixture, map[backend.ArtifactKind]backend.Ar
 			Content: []byte("# Report\n<script>alert(1)</script>\n")},
 		{Kind: backend.ArtifactImage, Path: "a.png", MediaType: "image/png", Producer: "test",
 			Content: []byte("\x89PNG\r\n\x1a\nrest")},
+		{Kind: backend.ArtifactScreenshot, MediaType: "image/png", Producer: "screenshot",
+			Meta: backend.ArtifactMeta{Viewport: "1280x800", Route: "index.html", Theme: "light", Privacy: backend.PrivacyPending},
+			Content: []byte("\x89PNG\r\n\x1a\nshot")},
 	}
 	if _, err := s.Do(t.Context(), func(tx *store.Tx) error {
 		if err := tx.CreateSession("ses_1", "ws_1", ""); err != nil {
@@ -108,5 +111,36 @@ func TestArtifactRoutes(t *testing.T) {
 	hdr := map[string]string{"Origin": "null", "Cookie": CookieName + "=" + f.token}
 	if code, _, _ := f.do(t, "GET", "/api/artifacts", "", hdr); code != 403 {
 		t.Errorf("opaque-origin request: %d, want 403", code)
+	}
+}
+
+// TestScreenshotPrivacyReview: a screenshot pending its privacy review is
+// shown (GET) but does not leave (content is 409) until the user marks it
+// reviewed, which is audited; a second review changes nothing.
+func TestScreenshotPrivacyReview(t *testing.T) {
+	f, arts := artifactServer(t)
+	id := arts[backend.ArtifactScreenshot].ID
+	var view api.ArtifactView
+	code, body, _ := f.do(t, "GET", "/api/artifacts/"+id, "", f.auth())
+	if code != 200 || json.Unmarshal([]byte(body), &view) != nil || view.DataURL == "" || view.Artifact.Meta.Privacy != "pending" {
+		t.Fatalf("get pending screenshot: %d %s", code, body)
+	}
+	if code, body, _ := f.do(t, "GET", "/api/artifacts/"+id+"/content", "", f.auth()); code != 409 || !strings.Contains(body, "artifacts review") {
+		t.Errorf("content of a pending screenshot: %d %s", code, body)
+	}
+	for i := 0; i < 2; i++ {
+		var a backend.Artifact
+		code, body, _ := f.do(t, "POST", "/api/artifacts/"+id+"/review", "", f.auth())
+		if code != 200 || json.Unmarshal([]byte(body), &a) != nil || a.Meta.Privacy != "approved" {
+			t.Fatalf("review #%d: %d %s", i+1, code, body)
+		}
+	}
+	if code, _, h := f.do(t, "GET", "/api/artifacts/"+id+"/content", "", f.auth()); code != 200 || h.Get("Content-Type") != "image/png" {
+		t.Errorf("content after review: %d %v", code, h)
+	}
+	code, body, _ = f.do(t, "GET", "/api/audit?kind=artifact.reviewed", "", f.auth())
+	var entries []backend.AuditEntry
+	if code != 200 || json.Unmarshal([]byte(body), &entries) != nil || len(entries) != 1 || entries[0].Data["artifactId"] != id {
+		t.Errorf("audit: %d %s", code, body)
 	}
 }

@@ -1,6 +1,7 @@
 // End-to-end artifacts (issue 18) against the real `agenthub serve`, in the
 // system Chromium: a playbook run publishes a Markdown document, a PNG and an
-// HTML page from its workspace through the built-in publish_artifact tool;
+// HTML page from its workspace through the built-in publish_artifact tool,
+// and a screenshot of that page (which waits for its privacy review);
 // the run view's Artifacts link opens them; the document is rendered, the
 // image decoded, and the HTML page shown in a sandboxed frame that can reach
 // neither the network nor AgentHub's API: its script never runs, none of its
@@ -129,6 +130,9 @@ args = { path = "chart.png", title = "Chart" }
 [[step.call]]
 tool = "publish_artifact"
 args = { path = "page.html", title = "Probe page" }
+[[step.call]]
+tool = "screenshot"
+args = { path = "page.html", viewport = "800x600", title = "Probe page, rendered" }
 [[step]]
 expect = ["as artifact art_"]
 say = "Done."
@@ -142,14 +146,14 @@ say = "Done."
   const runId = /\brun_[0-9a-f]{32}\b/.exec(stdout + stderr)?.[0];
   assert.ok(runId, `the run id is printed:\n${stdout}\n${stderr}`);
   const list = await (await api(`/api/artifacts?runId=${runId}`)).json();
-  assert.deepEqual(list.map((a) => a.kind).sort(), ['document', 'html', 'image'], JSON.stringify(list));
+  assert.deepEqual(list.map((a) => a.kind).sort(), ['document', 'html', 'image', 'screenshot'], JSON.stringify(list));
 
   // The run view links its artifacts.
   await page.goto(server.url);
   await page.goto(`${server.origin}/#/run/${runId}`);
   await page.getByTestId('run-artifacts-link').click();
   await page.getByTestId('artifacts-view').waitFor();
-  assert.equal(await page.getByTestId('artifact-item').count(), 3);
+  assert.equal(await page.getByTestId('artifact-item').count(), 4);
   // The image has a thumbnail in the list.
   await page.getByTestId('artifact-thumb').first().waitFor();
 
@@ -173,6 +177,20 @@ say = "Done."
   });
   assert.deepEqual(await img.evaluate((i) => [i.naturalWidth, i.naturalHeight]), [2, 1]);
   await shot('image');
+
+  // The screenshot (taken offline from the same page) waits for its
+  // privacy review: shown, but no download until the user has checked it.
+  await page.locator('[data-testid="artifact-item"][data-kind="screenshot"]').click();
+  await page.getByTestId('artifact-privacy-pending').waitFor();
+  await page.waitForFunction(() => {
+    const i = document.querySelector('[data-testid="artifact-image"]');
+    return i instanceof HTMLImageElement && i.complete && i.naturalWidth === 800;
+  });
+  assert.equal(await page.getByTestId('artifact-download').count(), 0, 'no download before the review');
+  await shot('screenshot-pending');
+  await page.getByTestId('artifact-review').click();
+  await page.getByTestId('artifact-privacy-pending').waitFor({ state: 'detached' });
+  await page.getByTestId('artifact-download').waitFor();
 
   // The HTML page, in a sandboxed frame.
   await page.locator('[data-testid="artifact-item"][data-kind="html"]').click();

@@ -68,4 +68,6 @@ export interface ArtifactsAPI {
   /** Newest first; rejects with invalid_input for an unknown kind. */
   list(q: ArtifactQuery): Promise<Artifact[]>;
   get(id: string): Promise<ArtifactView>;
+  /** Marks a screenshot as seen by the user (its privacy review); audited. Only then can it be downloaded or exported. */
+  review(id: string): Promise<Artifact>;
 }

@@ -128,7 +128,6 @@ export function createHttpApi(opts: HttpOptions = {}): Api {
       },
       // No pickDirectory: a browser cannot open the native dialog.
       policy: (wid) => request('GET', `/api/workspaces/${id(wid)}/policy`),
-      revokeRule: (wid, key) => request('DELETE', `/api/workspaces/${id(wid)}/policy/rules/${id(key)}`),
     },
     settings: {
       get: () => request('GET', '/api/settings'),
@@ -213,6 +212,7 @@ export function createHttpApi(opts: HttpOptions = {}): Api {
           `/api/artifacts${q({ runId: a.runId, workspaceId: a.workspaceId, kind: a.kind, from: a.from, to: a.to, limit: a.limit })}`,
         )) ?? [],
       get: (aid) => request('GET', `/api/artifacts/${id(aid)}`),
+      review: (aid) => request('POST', `/api/artifacts/${id(aid)}/review`),
     },
     events: {
       subscribe(h) {

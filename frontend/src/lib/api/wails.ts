@@ -61,7 +61,6 @@ export function createWailsApi(win: WailsWindow): Api {
       },
       pickDirectory: async () => (await call<string | null>('WorkspacesAPI', 'PickDirectory')) ?? '',
       policy: (id) => call('PolicyAPI', 'Get', id),
-      revokeRule: (id, key) => call('PolicyAPI', 'Revoke', id, key),
     },
     settings: {
       get: () => call('SettingsAPI', 'Get'),
@@ -107,6 +106,7 @@ export function createWailsApi(win: WailsWindow): Api {
     artifacts: {
       list: async (q) => (await call<import('./artifacts').Artifact[] | null>('ArtifactsAPI', 'List', q)) ?? [],
       get: (id) => call('ArtifactsAPI', 'Get', id),
+      review: (id) => call('ArtifactsAPI', 'Review', id),
     },
     events: {
       subscribe(h) {
