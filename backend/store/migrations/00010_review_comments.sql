@@ -21,6 +21,6 @@ CREATE TABLE review_comments (
     created_at    TEXT NOT NULL,
     delivered_in  TEXT NOT NULL DEFAULT '',
     CHECK ((approval_id = '') <> (checkpoint_id = ''))
-);
+) STRICT;
 CREATE INDEX review_comments_run ON review_comments(run_id, created_at);
 CREATE INDEX review_comments_approval ON review_comments(approval_id) WHERE approval_id <> '';
