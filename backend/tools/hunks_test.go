@@ -40,6 +40,9 @@ func TestPerHunkSelection(t *testing.T) {
 		{"no selection applies the whole patch", `{"decision":"approve_once"}`, "both", false, false},
 		{"first hunk only", `{"hunks":[{"path":"f.txt","index":0}],"reason":"only the first"}`, "first", false, true},
 		{"second hunk only", `{"hunks":[{"path":"f.txt","index":1}]}`, "second", false, true},
+		// Line 2 of hunk 0 is the addition: the old line 2 stays beside it.
+		{"the addition of the first hunk only", `{"hunks":[{"path":"f.txt","index":0,"lines":[2]}]}`, "first", false, true},
+		{"a context line writes nothing", `{"hunks":[{"path":"f.txt","index":0,"lines":[0]}]}`, "none", true, false},
 		{"both hunks", `{"hunks":[{"path":"f.txt","index":1},{"path":"f.txt","index":0}]}`, "both", false, false},
 		{"no hunk writes nothing", `{"hunks":[]}`, "none", true, true},
 		{"another file's hunks do not count", `{"hunks":[{"path":"g.txt","index":0}]}`, "none", true, true},
@@ -74,6 +77,10 @@ func TestPerHunkSelection(t *testing.T) {
 			}
 			if tc.rejectedEv && !strings.Contains(res.Content, "rejected @@") {
 				t.Fatalf("the agent is not told which hunk was rejected: %s", res.Content)
+			}
+			if strings.Contains(tc.resume, `"lines":[2]`) && (!strings.Contains(got, strings.Split(old, "\n")[1]+"\nFIRST CHANGE\n") ||
+				!strings.Contains(res.Content, "was kept (its removal was not approved)")) {
+				t.Fatalf("the chosen addition beside the kept line 2, and the agent told so: %q\n%s", got, res.Content)
 			}
 		})
 	}
