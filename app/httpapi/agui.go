@@ -89,16 +89,22 @@ func (s *Server) serveAGUI(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err, 0)
 		return
 	}
-	steps, requested, err := s.position(runID, cursor, approvalID)
+	v, err := s.survey(runID)
 	if err != nil {
 		writeError(w, err, 0)
 		return
 	}
-	if cursor < 0 {
-		cursor = requested
+	if cursor < 0 { // from the request of the approval answered
+		cursor = v.requested[approvalID]
+	}
+	if len(decisions) == 0 && !props.Cancel {
+		if cursor, err = s.startAt(runID, cursor, v); err != nil {
+			writeError(w, err, 0)
+			return
+		}
 	}
 	tr := agui.New(in.ThreadID, in.RunID, runID)
-	tr.Steps = steps
+	tr.Steps = v.stepsAt(cursor)
 	serveRun(s, w, r, runID, cursor, decisions, props.Cancel, response[agui.Event]{
 		start: tr.Start(string(run.State)), tr: tr, suspend: tr.Interrupt,
 		fail: func(err error) []agui.Event {

@@ -115,6 +115,16 @@ func (s *Server) serveAISDK(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err, 0)
 		return
 	}
+	if len(decisions) == 0 && !props.Cancel {
+		v, err := s.survey(runID)
+		if err == nil {
+			cursor, err = s.startAt(runID, cursor, v)
+		}
+		if err != nil {
+			writeError(w, err, 0)
+			return
+		}
+	}
 	tr := aisdk.New(runID, cursor)
 	serveRun(s, w, r, runID, cursor, decisions, props.Cancel, response[aisdk.Chunk]{
 		header: map[string]string{aisdk.HeaderName: aisdk.HeaderValue},

@@ -111,48 +111,81 @@ func containsKind(list []backend.DecisionKind, k backend.DecisionKind) bool {
 	return false
 }
 
-// position reads a run's events: the sequence of approvalID's request (0
-// when approvalID is "" or not found), and the last step checkpointed at
-// or before cursor (before that request when cursor is negative).
-func (s *Server) position(runID string, cursor int64, approvalID string) (steps int, requested int64, err error) {
-	type mark struct {
-		seq  int64
-		step int
-	}
-	var marks []mark
+// survey is what a response needs to know of a run's past events.
+type survey struct {
+	steps     []stepMark
+	requested map[string]int64 // approval id → the sequence of its request
+	terminal  int64            // the sequence of the run's end, 0 while it goes on
+}
+
+type stepMark struct {
+	seq  int64
+	step int
+}
+
+// survey reads a run's events.
+func (s *Server) survey(runID string) (survey, error) {
+	v := survey{requested: map[string]int64{}}
 	var after int64
 	for {
 		page, err := s.runs.Events(runID, after, 0)
 		if err != nil {
-			return 0, 0, err
+			return v, err
 		}
 		if len(page) == 0 {
-			break
+			return v, nil
 		}
 		for _, ev := range page {
-			switch ev.Type {
-			case backend.EvCheckpointCreated:
+			switch {
+			case ev.Type == backend.EvCheckpointCreated:
 				var c protocol.Checkpoint
 				if protocol.Decode(ev, &c) && c.Kind == "step" {
-					marks = append(marks, mark{ev.Sequence, c.Step})
+					v.steps = append(v.steps, stepMark{ev.Sequence, c.Step})
 				}
-			case backend.EvApprovalRequested:
-				if t, err := protocol.TicketOf(ev); err == nil && approvalID != "" && t.ID == approvalID {
-					requested = ev.Sequence
+			case ev.Type == backend.EvApprovalRequested:
+				if t, err := protocol.TicketOf(ev); err == nil {
+					v.requested[t.ID] = ev.Sequence
 				}
+			case ev.Type.Terminal():
+				v.terminal = ev.Sequence
 			}
 			after = ev.Sequence
 		}
 	}
-	if cursor < 0 {
-		cursor = requested
-	}
-	for _, m := range marks {
+}
+
+// stepsAt is the last step checkpointed at or before cursor.
+func (v survey) stepsAt(cursor int64) int {
+	n := 0
+	for _, m := range v.steps {
 		if m.seq <= cursor {
-			steps = m.step
+			n = m.step
 		}
 	}
-	return steps, requested, nil
+	return n
+}
+
+// startAt is where a response that delivers nothing starts: at cursor,
+// unless nothing would come after it: a run that ended at or before the
+// cursor replays its end, and a run waiting for approvals requested at or
+// before the cursor replays the first request, so the response ends as it
+// should (finished, or suspended at the approval) instead of waiting for
+// events that come only after a decision.
+func (s *Server) startAt(runID string, cursor int64, v survey) (int64, error) {
+	if v.terminal > 0 && cursor >= v.terminal {
+		return v.terminal - 1, nil
+	}
+	pending, err := s.pendingOf(runID)
+	if err != nil {
+		return cursor, err
+	}
+	first := cursor + 1
+	for _, a := range pending {
+		if seq, ok := v.requested[a.ID]; ok && seq > 0 && seq < first {
+			first = seq
+		}
+	}
+	return first - 1, nil
 }
 
 // follow feeds fn the run's events after cursor, in order, re-reading the

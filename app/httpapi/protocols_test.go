@@ -262,3 +262,54 @@ func TestAGUIStreamRereadsAGap(t *testing.T) {
 		}
 	}
 }
+
+// TestReattachPastTheLastEventEnds is the attack on a reattach from a
+// cursor after everything the run will say until a decision (it waits for
+// an approval requested before the cursor) or after its end: the stream
+// must end with the interrupt or the run's end, not wait for events that
+// never come.
+func TestReattachPastTheLastEventEnds(t *testing.T) {
+	f := startReal(t)
+	_, ws := tourWorkspace(t, f)
+	input := `{"threadId":"th","runId":"r1","messages":[{"id":"u","role":"user","content":"tour"}],"forwardedProps":{"agenthub":{"workspaceId":%q}}}`
+	_, _, evs, body := f.protoPost(t, "/agui", fmt.Sprintf(input, ws), isType("RUN_FINISHED"))
+	if len(evs) == 0 {
+		t.Fatal(body)
+	}
+	fin := evs[len(evs)-1]
+	intr := fin["outcome"].(map[string]any)["interrupts"].([]any)[0].(map[string]any)
+	runID := intr["metadata"].(map[string]any)["agenthub"].(map[string]any)["runId"].(string)
+	_, body, _ = f.do(t, "GET", "/api/runs/"+runID, "", f.auth())
+	var run backend.RunSummary
+	if err := json.Unmarshal([]byte(body), &run); err != nil {
+		t.Fatal(err)
+	}
+	attach := `{"threadId":"th","runId":"r2","messages":[],"forwardedProps":{"agenthub":{"runId":%q,"after":%d}}}`
+	_, _, evs, body = f.protoPost(t, "/agui", fmt.Sprintf(attach, runID, run.LastSequence), isType("RUN_FINISHED"))
+	if len(evs) == 0 || evs[len(evs)-1]["type"] != "RUN_FINISHED" ||
+		evs[len(evs)-1]["outcome"].(map[string]any)["type"] != "interrupt" {
+		t.Fatalf("reattach past the approval: %v %s", evs, body)
+	}
+	chat := `{"id":"c","messages":[{"id":"a","role":"assistant","metadata":{"agenthub":{"runId":%q,"cursor":%d}},"parts":[]}]}`
+	_, _, chunks, body := f.protoPost(t, "/aisdk/chat", fmt.Sprintf(chat, runID, run.LastSequence), isType("finish"))
+	if len(chunks) == 0 || chunks[len(chunks)-1]["finishReason"] != "tool-calls" {
+		t.Fatalf("AI SDK reattach past the approval: %v %s", chunks, body)
+	}
+
+	if _, body, _ := f.do(t, "POST", "/api/runs/"+runID+"/cancel", "", f.auth()); !strings.Contains(body, "Cancelled") {
+		t.Fatalf("cancel: %s", body)
+	}
+	_, body, _ = f.do(t, "GET", "/api/runs/"+runID, "", f.auth())
+	if err := json.Unmarshal([]byte(body), &run); err != nil {
+		t.Fatal(err)
+	}
+	_, _, evs, body = f.protoPost(t, "/agui", fmt.Sprintf(attach, runID, run.LastSequence), isType("RUN_FINISHED"))
+	if len(evs) == 0 || evs[len(evs)-1]["type"] != "RUN_FINISHED" ||
+		evs[len(evs)-1]["outcome"].(map[string]any)["type"] != "cancelled" {
+		t.Fatalf("reattach past the end: %v %s", evs, body)
+	}
+	_, _, chunks, body = f.protoPost(t, "/aisdk/chat", fmt.Sprintf(chat, runID, run.LastSequence), isType("abort"))
+	if len(chunks) == 0 || chunks[len(chunks)-1]["type"] != "abort" {
+		t.Fatalf("AI SDK reattach past the end: %v %s", chunks, body)
+	}
+}
