@@ -83,3 +83,20 @@ func SortedKeys(m map[string]bool) []string {
 	slices.Sort(keys)
 	return keys
 }
+
+// FailureText is what a client shows of a failed run: its message (or a
+// plain default), the code when the protocol has no field of its own for
+// it, and the next step.
+func FailureText(e backend.RunEnded, withCode bool) string {
+	msg := e.Message
+	if msg == "" {
+		msg = "the run failed"
+	}
+	if withCode && e.Code != "" {
+		msg += " (" + string(e.Code) + ")"
+	}
+	if e.Next != "" {
+		msg += " — " + e.Next
+	}
+	return msg
+}

@@ -247,13 +247,7 @@ func (t *Translator) Event(ev backend.Event) []Event {
 		return out
 	case backend.EvRunFailed:
 		e := protocol.RunEnded(ev)
-		msg := e.Message
-		if msg == "" {
-			msg = "the run failed"
-		}
-		if e.Next != "" {
-			msg += " — " + e.Next
-		}
+		msg := protocol.FailureText(e, false) // RUN_ERROR carries the code
 		t.closeOpen(add)
 		code := string(e.Code)
 		if code == "" {

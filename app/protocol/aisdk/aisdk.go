@@ -229,17 +229,7 @@ func (t *Translator) event(ev backend.Event) []Chunk {
 		t.ended = true
 		return out
 	case backend.EvRunFailed:
-		e := protocol.RunEnded(ev)
-		msg := e.Message
-		if msg == "" {
-			msg = "the run failed"
-		}
-		if e.Code != "" {
-			msg += " (" + string(e.Code) + ")"
-		}
-		if e.Next != "" {
-			msg += " — " + e.Next
-		}
+		msg := protocol.FailureText(protocol.RunEnded(ev), true) // an error chunk has only its text
 		t.closeStep(add)
 		add(Chunk{Type: "error", ErrorText: msg})
 		add(Chunk{Type: "finish", FinishReason: "error", MessageMetadata: t.meta()})
