@@ -12,6 +12,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { checkA11y } from './a11y.mjs';
 import { ARTIFACTS } from './harness.mjs';
 import { gitWorkspace, startPlaybook, startRun, stopPlaybook, waitCompleted } from './playbook.mjs';
 
@@ -90,6 +91,8 @@ test('choose two lines of a one-hunk rewrite at 800×600: exactly those lines ar
     assert.ok(box && box.height <= height, `the dialog fits the ${width}×${height} window (${box?.height})`);
     assert.ok(visibleDiff >= 0.5 * box.height, `at ${width}×${height} the diff shows ${visibleDiff}px of a ${box.height}px dialog`);
   }
+  // Line mode, the disabled scopes and their reasons pass axe (serious and critical rules).
+  await checkA11y(assert, page, ARTIFACTS, 'lines-800x600');
   assert.equal(await readFile(join(dir, 'notes.txt'), 'utf8'), original, 'nothing is written before the decision');
 
   await approve.click();
