@@ -63,6 +63,7 @@ test('choose two lines of a one-hunk rewrite at 800×600: exactly those lines ar
   await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'diff-hunk');
   await page.keyboard.press(' ');
   assert.equal(await dialog.getByTestId('diff-hunk-select').isChecked(), false);
+  await checkA11y(assert, page, ARTIFACTS, 'lines-hunk-left-out');
   await page.keyboard.press('l');
   const boxes = dialog.getByTestId('diff-line-select');
   assert.equal(await boxes.count(), 12, 'six rewrites: six removals and six additions');
