@@ -65,6 +65,10 @@ const (
 // and its removal was not confirmed for exactly that work.
 const CodeWorktreeUnsaved FailureCode = "worktree_unsaved"
 
+// CodeWorkspaceMissing: the workspace's directory is gone from disk
+// (deleted, moved or unmounted); no run may start in it.
+const CodeWorkspaceMissing FailureCode = "workspace_missing"
+
 // Recovery is the first recovery action for each code (FC1), in English; the
 // UI localises by code.
 var Recovery = map[FailureCode]string{
@@ -98,6 +102,7 @@ var Recovery = map[FailureCode]string{
 	CodeStoreMigration:          "The database was restored from its backup; report the error, then install a fixed version.",
 	CodeAuditKeyUnavailable:     "Restore the audit key (or unlock the OS keychain) and start AgentHub again.",
 	CodeWorktreeUnsaved:         "Keep the worktree as a branch or merge it; to discard it, confirm the listed work with its token.",
+	CodeWorkspaceMissing:        "Restore the folder, or remove the workspace from the allowlist and add the folder where it is now.",
 }
 
 // Error carries a stable code and a message safe to show (no secrets, no

@@ -9,6 +9,9 @@ type Workspace struct {
 	Path        string `json:"-"`
 	DisplayPath string `json:"displayPath"`
 	AddedAt     string `json:"addedAt"`
+	// Missing is set when the directory is gone from disk (deleted or
+	// moved): it is listed so the user sees it, but no run may start in it.
+	Missing bool `json:"missing,omitempty"`
 }
 
 // AuditEntry is one link of the tamper-evident audit chain (AU2):

@@ -38,8 +38,14 @@ type Core struct {
 	cfg    Config
 	store  *store.Store
 	engine *engine.Engine
-	// profiles are the profiles registered at Open, the default first.
-	profiles []ProfileInfo
+	// prof holds the registered profiles (the default first) and the broken
+	// profile files; watch.go reloads it when the files change.
+	prof *profileSet
+	// profiles is what loadProfiles filled before prof; unused once
+	// profiles.go fills prof (kept so that each commit builds).
+	profiles []ProfileInfo //nolint:unused
+	// stopWatch ends the file watcher of the run owner (watch.go).
+	stopWatch func()
 	// opened is closed once Open has finished, with openErr its outcome.
 	opened   chan struct{}
 	openOnce sync.Once
@@ -77,7 +83,7 @@ const DBFile = "agenthub.db"
 // which the window does so that its single-instance check runs before the
 // database is touched.
 func New(cfg Config) *Core {
-	return &Core{cfg: cfg, actor: osUser(), log: slog.Default(), opened: make(chan struct{}), changes: newChangeHub()}
+	return &Core{cfg: cfg, actor: osUser(), log: slog.Default(), opened: make(chan struct{}), changes: newChangeHub(), prof: &profileSet{}}
 }
 
 // Open prepares the data directory and opens the store (running migrations).
@@ -90,6 +96,9 @@ func Open(ctx context.Context, cfg Config) (*Core, error) {
 // before it finishes wait for it (see [Core.db]).
 func (c *Core) Open(ctx context.Context) error {
 	err := c.open(ctx)
+	if err == nil && c.IsOwner() {
+		c.watchFiles() // watch.go: profiles, policy and workspace folders, live
+	}
 	c.openOnce.Do(func() {
 		c.openErr = err
 		close(c.opened)
@@ -125,6 +134,9 @@ func (c *Core) SetSink(s backend.Sink) { c.cfg.Sink = s }
 func (c *Core) Close() error {
 	if c.view || c.store == nil {
 		return nil
+	}
+	if c.stopWatch != nil {
+		c.stopWatch()
 	}
 	if c.engine != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), shutdownWait)

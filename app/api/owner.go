@@ -40,7 +40,7 @@ func (c *Core) Opened() <-chan struct{} { return c.opened }
 func (c *Core) View(surface backend.Surface) *Core {
 	cfg := c.cfg
 	cfg.Surface = surface
-	v := &Core{cfg: cfg, store: c.store, engine: c.engine, profiles: c.profiles, opened: c.opened,
+	v := &Core{cfg: cfg, store: c.store, engine: c.engine, prof: c.prof, opened: c.opened,
 		openErr: c.openErr, actor: c.actor, log: c.log, writer: c.writer, busy: c.busy, changes: c.changes, view: true}
 	v.openOnce.Do(func() {}) // opened is already closed: a view never opens
 	return v

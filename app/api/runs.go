@@ -59,6 +59,9 @@ func (r *RunsAPI) Start(in StartRun) (backend.RunSummary, error) {
 		return backend.RunSummary{}, &backend.Error{Code: backend.FailOutsideAllowlist,
 			Message: "choose a workspace for the run", Next: "Add a folder to the allowlist first."}
 	}
+	if err := r.core.refuseMissing(context.Background(), in.WorkspaceID); err != nil {
+		return backend.RunSummary{}, err
+	}
 	by := r.core.By()
 	req := engine.StartRequest{WorkspaceID: in.WorkspaceID, SessionID: in.SessionID,
 		Profile: in.Profile, Task: task, NoQueue: in.NoQueue, Actor: by.Actor, Surface: by.Surface}
@@ -145,6 +148,11 @@ func (r *RunsAPI) Resume(id string) (backend.RunSummary, error) {
 	}
 	if err := refuseImported(r.core, id, "resumed"); err != nil { // export.go
 		return backend.RunSummary{}, err
+	}
+	if run, err := e.Run(context.Background(), id); err == nil {
+		if err := r.core.refuseMissing(context.Background(), run.WorkspaceID); err != nil { // missing.go
+			return backend.RunSummary{}, err
+		}
 	}
 	by := r.core.By()
 	return e.Resume(context.Background(), id, by.Actor, by.Surface)

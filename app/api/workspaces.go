@@ -27,6 +27,7 @@ func (w *WorkspacesAPI) List() ([]backend.Workspace, error) {
 	}
 	for i := range list {
 		list[i].DisplayPath = DisplayPath(list[i].Path)
+		list[i].Missing = dirMissing(list[i].Path)
 	}
 	if list == nil {
 		list = []backend.Workspace{}

@@ -116,7 +116,8 @@ func (c *Core) runRoot(runID, workspaceID string) (string, error) {
 // the checkout.
 func (c *Core) isolationFor(ctx context.Context, workspaceID, profile, asked string) (string, error) {
 	if asked == "" {
-		for _, p := range c.profiles {
+		list, _ := c.prof.get()
+		for _, p := range list {
 			if p.Name == profile || (profile == "" && p.Default) {
 				asked = p.Isolation
 			}

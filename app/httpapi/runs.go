@@ -50,6 +50,10 @@ func (s *Server) runRoutes(mux *http.ServeMux) {
 		v, err := s.runs.Profiles()
 		reply(w, v, err)
 	})
+	mux.HandleFunc("GET /api/profiles/problems", func(w http.ResponseWriter, r *http.Request) {
+		v, err := s.runs.ProfileProblems()
+		reply(w, v, err)
+	})
 	mux.HandleFunc("GET /api/approvals", func(w http.ResponseWriter, r *http.Request) {
 		v, err := s.approvals.ForRun(r.URL.Query().Get("runId"))
 		reply(w, v, err)
