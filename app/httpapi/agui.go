@@ -89,7 +89,15 @@ func (s *Server) serveAGUI(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err, 0)
 		return
 	}
-	v, err := s.survey(runID)
+	// A client that reattaches mid-run gets the conversation before its
+	// cursor as MESSAGES_SNAPSHOT.
+	conv := agui.NewConversation(runID)
+	reattach := runID == props.RunID && len(decisions) == 0 && cursor > 0
+	v, err := s.survey(runID, func(ev backend.Event) {
+		if reattach && ev.Sequence <= cursor {
+			conv.Add(ev)
+		}
+	})
 	if err != nil {
 		writeError(w, err, 0)
 		return
@@ -106,7 +114,7 @@ func (s *Server) serveAGUI(w http.ResponseWriter, r *http.Request) {
 	tr := agui.New(in.ThreadID, in.RunID, runID)
 	tr.Steps = v.stepsAt(cursor)
 	serveRun(s, w, r, runID, cursor, decisions, props.Cancel, response[agui.Event]{
-		start: tr.Start(string(run.State)), tr: tr, suspend: tr.Interrupt,
+		start: append(tr.Start(string(run.State)), tr.Snapshot(conv)...), tr: tr, suspend: tr.Interrupt,
 		fail: func(err error) []agui.Event {
 			e := api.ErrorOf(err)
 			return tr.Fail(string(e.Code), e.Message)

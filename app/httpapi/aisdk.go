@@ -116,7 +116,7 @@ func (s *Server) serveAISDK(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if len(decisions) == 0 && !props.Cancel {
-		v, err := s.survey(runID)
+		v, err := s.survey(runID, nil)
 		if err == nil {
 			cursor, err = s.startAt(runID, cursor, v)
 		}

@@ -123,8 +123,8 @@ type stepMark struct {
 	step int
 }
 
-// survey reads a run's events.
-func (s *Server) survey(runID string) (survey, error) {
+// survey reads a run's events, handing each to each when it is not nil.
+func (s *Server) survey(runID string, each func(backend.Event)) (survey, error) {
 	v := survey{requested: map[string]int64{}}
 	var after int64
 	for {
@@ -136,6 +136,9 @@ func (s *Server) survey(runID string) (survey, error) {
 			return v, nil
 		}
 		for _, ev := range page {
+			if each != nil {
+				each(ev)
+			}
 			switch {
 			case ev.Type == backend.EvCheckpointCreated:
 				var c protocol.Checkpoint

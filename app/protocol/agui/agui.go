@@ -46,6 +46,8 @@ type Event struct {
 	Result  any      `json:"result,omitempty"`
 	Outcome *Outcome `json:"outcome,omitempty"`
 
+	Messages json.RawMessage `json:"messages,omitempty"` // MESSAGES_SNAPSHOT
+
 	Metadata map[string]any `json:"metadata,omitempty"`
 }
 

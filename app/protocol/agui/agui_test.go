@@ -205,3 +205,46 @@ func TestInterruptCarriesWhatTheDialogShows(t *testing.T) {
 		t.Errorf("command interrupt %+v", s)
 	}
 }
+
+// TestConversationBeforeACursor: a reattaching client's MESSAGES_SNAPSHOT
+// holds the task, the agent's messages with their tool calls and the
+// results, up to its cursor and no further.
+func TestConversationBeforeACursor(t *testing.T) {
+	for _, c := range []struct {
+		cursor int64
+		roles  string
+	}{
+		{0, ""},
+		{11, "user assistant"},
+		{20, "user assistant tool"},
+		{99, "user assistant tool assistant tool assistant"},
+	} {
+		conv := NewConversation("run_1")
+		for _, e := range protocoltest.Recorded(t) {
+			if e.Sequence <= c.cursor {
+				conv.Add(e)
+			}
+		}
+		out := fixed(New("th", "r", "run_1")).Snapshot(conv)
+		var msgs []Message
+		if len(out) == 1 {
+			if out[0].Type != MessagesSnapshot || len(out[0].Metadata) != 0 {
+				t.Errorf("cursor %d: %+v", c.cursor, out[0])
+			}
+			if err := json.Unmarshal(out[0].Messages, &msgs); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var roles []string
+		for _, m := range msgs {
+			roles = append(roles, m.Role)
+		}
+		if got := strings.Join(roles, " "); got != c.roles {
+			t.Errorf("cursor %d: roles %q, want %q", c.cursor, got, c.roles)
+		}
+		if len(msgs) >= 2 && (msgs[0].Content == nil || *msgs[0].Content != "edit" ||
+			len(msgs[1].ToolCalls) != 1 || msgs[1].ToolCalls[0].Function.Name != "write_file") {
+			t.Errorf("cursor %d: %+v", c.cursor, msgs)
+		}
+	}
+}

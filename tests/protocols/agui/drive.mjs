@@ -220,6 +220,15 @@ async function aguiDrop() {
   assert.equal(back.error, null, String(back.error));
   const fin = finished(back.events);
   assert.equal(fin.outcome.type, 'interrupt');
+  // The reattached stream opens with the conversation before its cursor,
+  // which the client takes as its messages.
+  const snap = back.events.find((e) => e.type === 'MESSAGES_SNAPSHOT');
+  assert.ok(snap, 'no MESSAGES_SNAPSHOT on reattach');
+  assert.deepEqual(snap.messages.map((m) => m.role), ['user', 'assistant', 'tool']);
+  assert.equal(snap.messages[0].content, 'Edit notes.txt again.');
+  assert.equal(snap.messages[1].toolCalls[0].function.name, 'write_file');
+  assert.match(snap.messages[2].content, /rejected by the reviewer/);
+  assert.ok(again.messages.some((m) => m.role === 'tool' && m.toolCallId === snap.messages[2].toolCallId));
   const got = new Set([...seen, ...back.events.map(seqOf).filter(Boolean)]);
   const all = (await api('GET', `/api/runs/${runId}/events?after=${intr.metadata.cursor}`)).body;
   const carried = all.filter((e) => !['run.status.changed', 'run.checkpoint.created'].includes(e.type)
