@@ -10,6 +10,9 @@ import (
 // the window runs). Empty when there is nothing to show.
 type OpenRequest struct {
 	ApprovalID string `json:"approvalId,omitempty"`
+	// ArtifactsRunID: show this run's artifacts (`agenthub window
+	// --artifacts RUN`, issue 18).
+	ArtifactsRunID string `json:"artifactsRunId,omitempty"`
 }
 
 // opener holds the latest open request until the frontend takes it.
@@ -47,6 +50,12 @@ func OpenRequestFromArgs(args []string) (OpenRequest, bool) {
 			}
 		case strings.HasPrefix(a, "--approval="), strings.HasPrefix(a, "-approval="):
 			return OpenRequest{ApprovalID: a[strings.Index(a, "=")+1:]}, true
+		case a == "--artifacts" || a == "-artifacts":
+			if i+1 < len(args) {
+				return OpenRequest{ArtifactsRunID: args[i+1]}, true
+			}
+		case strings.HasPrefix(a, "--artifacts="), strings.HasPrefix(a, "-artifacts="):
+			return OpenRequest{ArtifactsRunID: a[strings.Index(a, "=")+1:]}, true
 		}
 	}
 	return OpenRequest{}, false

@@ -14,6 +14,7 @@ import (
 func runWindow(ctx context.Context, e *Env, args []string) error {
 	fl, home := flags(e, "window")
 	approvalID := fl.String("approval", "", "show this pending approval when the window opens")
+	artifactsRun := fl.String("artifacts", "", "show this run's artifacts when the window opens")
 	if err := parse(fl, args); err != nil {
 		return err
 	}
@@ -36,6 +37,8 @@ func runWindow(ctx context.Context, e *Env, args []string) error {
 	core := api.New(cfg)
 	if *approvalID != "" {
 		core.RequestOpen(api.OpenRequest{ApprovalID: *approvalID})
+	} else if *artifactsRun != "" {
+		core.RequestOpen(api.OpenRequest{ArtifactsRunID: *artifactsRun})
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

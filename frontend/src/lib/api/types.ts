@@ -45,6 +45,8 @@ export type RuleSite = 'data' | 'repository';
 /** What the window was asked to show (`agenthub window --approval ID`). */
 export interface OpenRequest {
   approvalId?: string;
+  /** Show this run's artifacts (`agenthub window --artifacts RUN`). */
+  artifactsRunId?: string;
 }
 
 export interface Info {
