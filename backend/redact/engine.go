@@ -30,8 +30,8 @@ var compiledRules = sync.OnceValue(func() *ruleSet {
 		// not start a binary that would store secrets in clear.
 		panic("redact: " + err.Error())
 	}
-	rs := &ruleSet{rules: append(append([]rule(nil), rules...), gl...), global: global}
-	rs.rules[0].wholeText = true // the private key block: see rules
+	rs := &ruleSet{rules: append(ourRules(), gl...), global: global}
+	rs.rules[0].wholeText = true // the private key block: see ourRules
 	for i, r := range rs.rules {
 		if r.wholeText {
 			rs.whole = append(rs.whole, i)

@@ -51,180 +51,184 @@ type rule struct {
 	wholeText bool
 }
 
-// rules are ours, most specific first (a secret two rules find gets the
+// ourRules are ours, most specific first (a secret two rules find gets the
 // earlier one's kind). The private key rule must stay first: it is the only
-// one of ours applied to whole texts rather than lines.
-var rules = []rule{
-	{
-		kind: "private_key", keywords: []string{"PRIVATE KEY"},
-		re: regexp.MustCompile(`-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\]*)`),
-	},
-	{
-		kind: "aws_access_key", keywords: []string{"AKIA", "ASIA", "ABIA", "ACCA", "A3T"},
-		re: regexp.MustCompile(`(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b`),
-	},
-	{
-		kind: "aws_secret_key", keywords: []string{"aws"},
-		re:    regexp.MustCompile(`(?i)aws_?secret_?(?:access_?)?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`),
-		group: 1,
-	},
-	{
-		kind: "github_token", keywords: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"},
-		re: regexp.MustCompile(`(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,}\b`),
-	},
-	{
-		kind: "github_token", keywords: []string{"github_pat_"},
-		re: regexp.MustCompile(`github_pat_[A-Za-z0-9_]{50,}\b`),
-	},
-	{
-		kind:     "gitlab_token",
-		keywords: []string{"glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "glsoat-", "glft-", "glimt-", "glagent-"},
-		re:       regexp.MustCompile(`gl(?:pat|dt|ptt|rt|cbt|soat|ft|imt|agent)-[A-Za-z0-9_-]{20,}`),
-	},
-	{
-		kind: "slack_token", keywords: []string{"xox", "xapp-"},
-		re: regexp.MustCompile(`(?:xox[abposr]-[A-Za-z0-9-]{10,}|xapp-[0-9]-[A-Za-z0-9-]{10,})`),
-	},
-	{
-		kind: "slack_webhook", keywords: []string{"hooks.slack.com"},
-		re: regexp.MustCompile(`https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{20,}`),
-	},
-	{
-		kind: "anthropic_api_key", keywords: []string{"sk-ant-"},
-		re: regexp.MustCompile(`sk-ant-[A-Za-z0-9_-]{20,}`),
-	},
-	{
-		kind: "openai_api_key", keywords: []string{"sk-"},
-		re:    regexp.MustCompile(`sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`),
-		check: digitAndLetter,
-	},
-	{
-		kind: "google_api_key", keywords: []string{"AIza"},
-		re: regexp.MustCompile(`AIza[0-9A-Za-z_-]{35}`),
-	},
-	{
-		kind: "stripe_key", keywords: []string{"_live_", "_test_"},
-		re: regexp.MustCompile(`(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}`),
-	},
-	{
-		kind: "npm_token", keywords: []string{"npm_"},
-		re: regexp.MustCompile(`npm_[A-Za-z0-9]{36}\b`),
-	},
-	{
-		// Hugging Face user tokens are hf_ and 34 letters; organisation
-		// and newer tokens mix in digits.
-		kind: "huggingface_token", keywords: []string{"hf_"},
-		re:    regexp.MustCompile(`hf_[A-Za-z0-9]{34}\b`),
-		check: hasUpperAndLower,
-	},
-	{
-		kind: "google_oauth_secret", keywords: []string{"gocspx-"},
-		re: regexp.MustCompile(`GOCSPX-[A-Za-z0-9_-]{28}`),
-	},
-	{
-		// Mailgun's private API keys: key- and 32 hex digits.
-		kind: "mailgun_key", keywords: []string{"key-"},
-		re: regexp.MustCompile(`\bkey-[0-9a-f]{32}\b`),
-	},
-	{
-		// Mailchimp API keys: 32 hex digits and the data centre (-us12).
-		kind: "mailchimp_key", keywords: []string{"-us"}, anywhere: true,
-		re: regexp.MustCompile(`\b[0-9a-f]{32}-us[0-9]{1,2}\b`),
-	},
-	{
-		kind: "jwt", keywords: []string{"eyJ"},
-		re: regexp.MustCompile(`eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}`),
-	},
-	{
-		kind: "url_password", keywords: []string{"://"},
-		re:    regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@\[\]]*:([^/\s@\[\]]{3,})@`),
-		group: 1,
-	},
-	{
-		kind: "bearer", keywords: []string{"authorization"},
-		re:    regexp.MustCompile(`(?i)\bauthorization["']?\s*[:=]\s*["']?(?:bearer|token|basic)\s+([A-Za-z0-9._~+/-]{8,}=*)`),
-		group: 1,
-	},
-	{
-		kind: "bearer", keywords: []string{"earer"},
-		re:    regexp.MustCompile(`[Bb]earer\s+([A-Za-z0-9._~+/-]{16,}=*)`),
-		group: 1, check: digitAndLetter,
-	},
-	{
-		// A value assigned to a name that holds a secret word, wherever the
-		// word is in the name (POSTGRES_PASSWORD, MY_SERVICE_API_KEY,
-		// _authToken, AccountKey) and whatever the syntax: .env, YAML, JSON,
-		// TOML, shell, logfmt, properties, PHP define(…, …). The expression
-		// starts at the word, not at the start of the name: a leading run of
-		// name characters would make it ten times slower.
-		kind: "generic_secret", anywhere: true,
-		keywords: []string{"passw", "pwd", "secret", "token", "key", "credential"},
-		re: regexp.MustCompile(`(?i)(?:passw(?:or)?d|pwd|secret|token|api[_.-]?key|access[_.-]?key|private[_.-]?key|` +
-			`account[_.-]?key|auth[_.-]?key|signing[_.-]?key|encryption[_.-]?key|master[_.-]?key|credentials?)` +
-			`[a-z0-9_.-]*` + assignedValue),
-		group: 1, check: assignedSecret,
-	},
-	{
-		// Names that end in "key" (DD_APP_KEY, MASTER_KEY), except the keys
-		// of databases and indexes (primary_key, sort_key).
-		kind: "generic_secret", anywhere: true, keywords: []string{"key"},
-		re:    regexp.MustCompile(`(?i)[_.-]key` + assignedValue),
-		group: 1, check: assignedSecret, near: notDataKey,
-	},
-	{
-		// The same for names that end in "pass" (SMTP_PASS) …
-		kind: "generic_secret", anywhere: true, keywords: []string{"pass"},
-		re:    regexp.MustCompile(`(?i)[_.-]pass` + assignedValue),
-		group: 1, check: assignedSecret,
-	},
-	{
-		// … or are "pass" or "auth" ("auth": "dXNlcjpwYXNz" in a Docker
-		// config).
-		kind: "generic_secret", keywords: []string{"pass", "auth"},
-		re:    regexp.MustCompile(`(?i)(?:pass|auth)` + assignedValue),
-		group: 1, check: assignedSecret,
-	},
-	{
-		// A secret word as a command-line flag with its value after a
-		// space: --token x, --password x, --access-token x.
-		kind: "generic_secret", keywords: []string{"--"},
-		re: regexp.MustCompile(`(?i)--?[a-z0-9-]*(?:token|passw(?:or)?d|secret|api-?key)[ \t]+["']?` +
-			`([A-Za-z0-9!#$%&*+./?@^_|~=-]{8,})`),
-		group: 1, check: assignedSecret,
-	},
-	{
-		// XML and config files naming the secret in one attribute and
-		// holding it in the next: <add key="ApiSecret" value="…"/>.
-		kind: "generic_secret", keywords: []string{"value="},
-		re:    regexp.MustCompile(`(?i)(?:key|name)="[^"]*(?:passw(?:or)?d|secret|token|api[_.-]?key)[^"]*"\s+value="([^"\s]{8,})"`),
-		group: 1, check: assignedSecret,
-	},
-	{
-		// A .netrc entry: machine host login user password secret.
-		// Its keyword is "machine", where the match starts: a stream must
-		// not be cut between it and the password (stream.go).
-		kind: "netrc_password", keywords: []string{"machine"},
-		re:    regexp.MustCompile(`(?i)\bmachine\s+\S+\s+(?:login\s+\S+\s+)?password\s+(\S{4,})`),
-		group: 1,
-	},
-	{
-		// A .pgpass line, host:port:database:user:password, alone on its
-		// line or inside a quoted string.
-		// A line of a few KiB at most: the expression has no literal to
-		// look for, so it is not run over long lines of output.
-		kind: "pgpass_password", pre: func(s string) bool { return len(s) <= longLine && strings.Count(s, ":") >= 4 },
-		re: regexp.MustCompile(`(?:^|[\s"'\x60])[A-Za-z0-9_.*-]+:(?:[0-9]{1,5}|\*):[^:\s"'\x60]+:[^:\s"'\x60]+:` +
-			`([^\s"'\x60]{4,})(?:[\s"'\x60]|$)`),
-		group: 1, anywhere: true,
-	},
-	{
-		kind: "telegram_bot_token", keywords: []string{":aa"}, anywhere: true, // in a URL: …/bot<token>/
-		re: regexp.MustCompile(`[0-9]{8,10}:AA[0-9A-Za-z_-]{33}\b`),
-	},
-	{
-		kind: "doppler_token", keywords: []string{"dp."},
-		re: regexp.MustCompile(`dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_-]{2,35}\.)?[A-Za-z0-9]{40,44}\b`),
-	},
+// one of ours applied to whole texts rather than lines. A function, called
+// once by compiledRules, so a process that never redacts (most CLI
+// commands) does not compile the expressions at package initialisation.
+func ourRules() []rule {
+	return []rule{
+		{
+			kind: "private_key", keywords: []string{"PRIVATE KEY"},
+			re: regexp.MustCompile(`-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\]*)`),
+		},
+		{
+			kind: "aws_access_key", keywords: []string{"AKIA", "ASIA", "ABIA", "ACCA", "A3T"},
+			re: regexp.MustCompile(`(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b`),
+		},
+		{
+			kind: "aws_secret_key", keywords: []string{"aws"},
+			re:    regexp.MustCompile(`(?i)aws_?secret_?(?:access_?)?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`),
+			group: 1,
+		},
+		{
+			kind: "github_token", keywords: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"},
+			re: regexp.MustCompile(`(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,}\b`),
+		},
+		{
+			kind: "github_token", keywords: []string{"github_pat_"},
+			re: regexp.MustCompile(`github_pat_[A-Za-z0-9_]{50,}\b`),
+		},
+		{
+			kind:     "gitlab_token",
+			keywords: []string{"glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "glsoat-", "glft-", "glimt-", "glagent-"},
+			re:       regexp.MustCompile(`gl(?:pat|dt|ptt|rt|cbt|soat|ft|imt|agent)-[A-Za-z0-9_-]{20,}`),
+		},
+		{
+			kind: "slack_token", keywords: []string{"xox", "xapp-"},
+			re: regexp.MustCompile(`(?:xox[abposr]-[A-Za-z0-9-]{10,}|xapp-[0-9]-[A-Za-z0-9-]{10,})`),
+		},
+		{
+			kind: "slack_webhook", keywords: []string{"hooks.slack.com"},
+			re: regexp.MustCompile(`https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{20,}`),
+		},
+		{
+			kind: "anthropic_api_key", keywords: []string{"sk-ant-"},
+			re: regexp.MustCompile(`sk-ant-[A-Za-z0-9_-]{20,}`),
+		},
+		{
+			kind: "openai_api_key", keywords: []string{"sk-"},
+			re:    regexp.MustCompile(`sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`),
+			check: digitAndLetter,
+		},
+		{
+			kind: "google_api_key", keywords: []string{"AIza"},
+			re: regexp.MustCompile(`AIza[0-9A-Za-z_-]{35}`),
+		},
+		{
+			kind: "stripe_key", keywords: []string{"_live_", "_test_"},
+			re: regexp.MustCompile(`(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}`),
+		},
+		{
+			kind: "npm_token", keywords: []string{"npm_"},
+			re: regexp.MustCompile(`npm_[A-Za-z0-9]{36}\b`),
+		},
+		{
+			// Hugging Face user tokens are hf_ and 34 letters; organisation
+			// and newer tokens mix in digits.
+			kind: "huggingface_token", keywords: []string{"hf_"},
+			re:    regexp.MustCompile(`hf_[A-Za-z0-9]{34}\b`),
+			check: hasUpperAndLower,
+		},
+		{
+			kind: "google_oauth_secret", keywords: []string{"gocspx-"},
+			re: regexp.MustCompile(`GOCSPX-[A-Za-z0-9_-]{28}`),
+		},
+		{
+			// Mailgun's private API keys: key- and 32 hex digits.
+			kind: "mailgun_key", keywords: []string{"key-"},
+			re: regexp.MustCompile(`\bkey-[0-9a-f]{32}\b`),
+		},
+		{
+			// Mailchimp API keys: 32 hex digits and the data centre (-us12).
+			kind: "mailchimp_key", keywords: []string{"-us"}, anywhere: true,
+			re: regexp.MustCompile(`\b[0-9a-f]{32}-us[0-9]{1,2}\b`),
+		},
+		{
+			kind: "jwt", keywords: []string{"eyJ"},
+			re: regexp.MustCompile(`eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}`),
+		},
+		{
+			kind: "url_password", keywords: []string{"://"},
+			re:    regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@\[\]]*:([^/\s@\[\]]{3,})@`),
+			group: 1,
+		},
+		{
+			kind: "bearer", keywords: []string{"authorization"},
+			re:    regexp.MustCompile(`(?i)\bauthorization["']?\s*[:=]\s*["']?(?:bearer|token|basic)\s+([A-Za-z0-9._~+/-]{8,}=*)`),
+			group: 1,
+		},
+		{
+			kind: "bearer", keywords: []string{"earer"},
+			re:    regexp.MustCompile(`[Bb]earer\s+([A-Za-z0-9._~+/-]{16,}=*)`),
+			group: 1, check: digitAndLetter,
+		},
+		{
+			// A value assigned to a name that holds a secret word, wherever the
+			// word is in the name (POSTGRES_PASSWORD, MY_SERVICE_API_KEY,
+			// _authToken, AccountKey) and whatever the syntax: .env, YAML, JSON,
+			// TOML, shell, logfmt, properties, PHP define(…, …). The expression
+			// starts at the word, not at the start of the name: a leading run of
+			// name characters would make it ten times slower.
+			kind: "generic_secret", anywhere: true,
+			keywords: []string{"passw", "pwd", "secret", "token", "key", "credential"},
+			re: regexp.MustCompile(`(?i)(?:passw(?:or)?d|pwd|secret|token|api[_.-]?key|access[_.-]?key|private[_.-]?key|` +
+				`account[_.-]?key|auth[_.-]?key|signing[_.-]?key|encryption[_.-]?key|master[_.-]?key|credentials?)` +
+				`[a-z0-9_.-]*` + assignedValue),
+			group: 1, check: assignedSecret,
+		},
+		{
+			// Names that end in "key" (DD_APP_KEY, MASTER_KEY), except the keys
+			// of databases and indexes (primary_key, sort_key).
+			kind: "generic_secret", anywhere: true, keywords: []string{"key"},
+			re:    regexp.MustCompile(`(?i)[_.-]key` + assignedValue),
+			group: 1, check: assignedSecret, near: notDataKey,
+		},
+		{
+			// The same for names that end in "pass" (SMTP_PASS) …
+			kind: "generic_secret", anywhere: true, keywords: []string{"pass"},
+			re:    regexp.MustCompile(`(?i)[_.-]pass` + assignedValue),
+			group: 1, check: assignedSecret,
+		},
+		{
+			// … or are "pass" or "auth" ("auth": "dXNlcjpwYXNz" in a Docker
+			// config).
+			kind: "generic_secret", keywords: []string{"pass", "auth"},
+			re:    regexp.MustCompile(`(?i)(?:pass|auth)` + assignedValue),
+			group: 1, check: assignedSecret,
+		},
+		{
+			// A secret word as a command-line flag with its value after a
+			// space: --token x, --password x, --access-token x.
+			kind: "generic_secret", keywords: []string{"--"},
+			re: regexp.MustCompile(`(?i)--?[a-z0-9-]*(?:token|passw(?:or)?d|secret|api-?key)[ \t]+["']?` +
+				`([A-Za-z0-9!#$%&*+./?@^_|~=-]{8,})`),
+			group: 1, check: assignedSecret,
+		},
+		{
+			// XML and config files naming the secret in one attribute and
+			// holding it in the next: <add key="ApiSecret" value="…"/>.
+			kind: "generic_secret", keywords: []string{"value="},
+			re:    regexp.MustCompile(`(?i)(?:key|name)="[^"]*(?:passw(?:or)?d|secret|token|api[_.-]?key)[^"]*"\s+value="([^"\s]{8,})"`),
+			group: 1, check: assignedSecret,
+		},
+		{
+			// A .netrc entry: machine host login user password secret.
+			// Its keyword is "machine", where the match starts: a stream must
+			// not be cut between it and the password (stream.go).
+			kind: "netrc_password", keywords: []string{"machine"},
+			re:    regexp.MustCompile(`(?i)\bmachine\s+\S+\s+(?:login\s+\S+\s+)?password\s+(\S{4,})`),
+			group: 1,
+		},
+		{
+			// A .pgpass line, host:port:database:user:password, alone on its
+			// line or inside a quoted string.
+			// A line of a few KiB at most: the expression has no literal to
+			// look for, so it is not run over long lines of output.
+			kind: "pgpass_password", pre: func(s string) bool { return len(s) <= longLine && strings.Count(s, ":") >= 4 },
+			re: regexp.MustCompile(`(?:^|[\s"'\x60])[A-Za-z0-9_.*-]+:(?:[0-9]{1,5}|\*):[^:\s"'\x60]+:[^:\s"'\x60]+:` +
+				`([^\s"'\x60]{4,})(?:[\s"'\x60]|$)`),
+			group: 1, anywhere: true,
+		},
+		{
+			kind: "telegram_bot_token", keywords: []string{":aa"}, anywhere: true, // in a URL: …/bot<token>/
+			re: regexp.MustCompile(`[0-9]{8,10}:AA[0-9A-Za-z_-]{33}\b`),
+		},
+		{
+			kind: "doppler_token", keywords: []string{"dp."},
+			re: regexp.MustCompile(`dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_-]{2,35}\.)?[A-Za-z0-9]{40,44}\b`),
+		},
+	}
 }
 
 // assignedValue follows a secret's name: an optional closing quote, an

@@ -32,7 +32,7 @@ type publishArgs struct {
 	Language string `json:"language,omitempty" jsonschema:"the language of a document, e.g. en or zh-CN"`
 }
 
-var publishSchema = mustSchema[publishArgs](func(s *jsonschema.Schema) {
+var publishSchema = lazySchema[publishArgs](func(s *jsonschema.Schema) {
 	prop(s, "path").MinLength = jsonschema.Ptr(1)
 	prop(s, "title").MaxLength = jsonschema.Ptr(200)
 	prop(s, "kind").Enum = []any{"document", "image", "html", "pdf", "file"}
@@ -51,7 +51,7 @@ const publishDescription = `Publish a file of the workspace as an artifact the u
 type publishArtifact struct{}
 
 func (publishArtifact) Spec() backend.ToolSpec {
-	return backend.ToolSpec{Name: PublishArtifact, Description: publishDescription, Schema: publishSchema.raw}
+	return backend.ToolSpec{Name: PublishArtifact, Description: publishDescription, Schema: publishSchema.Raw()}
 }
 
 func (publishArtifact) Action(_ context.Context, env backend.ToolEnv, raw json.RawMessage) (*backend.GatedAction, error) {
@@ -221,6 +221,10 @@ func imageType(c []byte) string {
 	}
 	return ""
 }
+
+// PublishCreated is publishCreated for the adapters that apply an agent
+// CLI's approved writes themselves (ACP): what they create counts the same.
+func PublishCreated(env backend.ToolEnv, rel, tool string) string { return publishCreated(env, rel, tool) }
 
 // publishCreated makes a document or an image an approved patch created an
 // artifact of the run (issue 18), and says so in the result; anything else,

@@ -16,7 +16,7 @@ type delegateArgs struct {
 	Seed    map[string]any `json:"seed,omitempty" jsonschema:"initial values of the sub-agent's state keys (only keys its profile registers)"`
 }
 
-var delegateSchema = mustSchema[delegateArgs](nil)
+var delegateSchema = lazySchema[delegateArgs](nil)
 
 const delegateDescription = `Delegate a self-contained task to a sub-agent and wait for its answer. The ` +
 	`sub-agent starts fresh (give it everything it needs in task), works in the same workspace under the ` +
@@ -30,7 +30,7 @@ const delegateDescription = `Delegate a self-contained task to a sub-agent and w
 type delegate struct{}
 
 func (delegate) Spec() backend.ToolSpec {
-	return backend.ToolSpec{Name: Delegate, Description: delegateDescription, Schema: delegateSchema.raw}
+	return backend.ToolSpec{Name: Delegate, Description: delegateDescription, Schema: delegateSchema.Raw()}
 }
 
 func (delegate) Action(_ context.Context, _ backend.ToolEnv, args json.RawMessage) (*backend.GatedAction, error) {

@@ -12,7 +12,7 @@ type deleteArgs struct {
 	Path string `json:"path" jsonschema:"workspace-relative path of the file to delete"`
 }
 
-var deleteSchema = mustSchema[deleteArgs](func(s *jsonschema.Schema) {
+var deleteSchema = lazySchema[deleteArgs](func(s *jsonschema.Schema) {
 	prop(s, "path").MinLength = jsonschema.Ptr(1)
 })
 
@@ -24,7 +24,7 @@ const deleteDescription = `Delete one file (not a directory). The deletion is sh
 type deleteOp struct{}
 
 func (deleteOp) spec() backend.ToolSpec {
-	return backend.ToolSpec{Name: DeleteFile, Description: deleteDescription, Schema: deleteSchema.raw}
+	return backend.ToolSpec{Name: DeleteFile, Description: deleteDescription, Schema: deleteSchema.Raw()}
 }
 
 func (deleteOp) schema() *argSchema { return deleteSchema }

@@ -16,7 +16,7 @@ type editArgs struct {
 	NewString string `json:"new_string" jsonschema:"the text that replaces old_string"`
 }
 
-var editSchema = mustSchema[editArgs](func(s *jsonschema.Schema) {
+var editSchema = lazySchema[editArgs](func(s *jsonschema.Schema) {
 	prop(s, "path").MinLength = jsonschema.Ptr(1)
 	prop(s, "old_string").MinLength = jsonschema.Ptr(1)
 })
@@ -30,7 +30,7 @@ const editDescription = `Replace one exact occurrence of old_string with new_str
 type editOp struct{}
 
 func (editOp) spec() backend.ToolSpec {
-	return backend.ToolSpec{Name: EditFile, Description: editDescription, Schema: editSchema.raw}
+	return backend.ToolSpec{Name: EditFile, Description: editDescription, Schema: editSchema.Raw()}
 }
 
 func (editOp) schema() *argSchema { return editSchema }

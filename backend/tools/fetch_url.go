@@ -38,7 +38,7 @@ type fetchArgs struct {
 	TimeoutSeconds int    `json:"timeout_seconds,omitempty" jsonschema:"seconds before the request is abandoned; default 30, at most 120"`
 }
 
-var fetchSchema = mustSchema[fetchArgs](func(s *jsonschema.Schema) {
+var fetchSchema = lazySchema[fetchArgs](func(s *jsonschema.Schema) {
 	prop(s, "url").MinLength = jsonschema.Ptr(1)
 	prop(s, "method").Enum = []any{"GET", "HEAD"}
 	prop(s, "timeout_seconds").Minimum = jsonschema.Ptr(1.0)
@@ -64,7 +64,7 @@ type fetchURL struct {
 }
 
 func (fetchURL) Spec() backend.ToolSpec {
-	return backend.ToolSpec{Name: FetchURL, Description: fetchDescription, Schema: fetchSchema.raw}
+	return backend.ToolSpec{Name: FetchURL, Description: fetchDescription, Schema: fetchSchema.Raw()}
 }
 
 // fetchRequest is a validated request.

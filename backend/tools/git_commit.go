@@ -26,7 +26,7 @@ type gitCommitArgs struct {
 	Paths   []string `json:"paths,omitempty" jsonschema:"workspace-relative paths to commit; default: every changed path"`
 }
 
-var gitCommitSchema = mustSchema[gitCommitArgs](func(s *jsonschema.Schema) {
+var gitCommitSchema = lazySchema[gitCommitArgs](func(s *jsonschema.Schema) {
 	prop(s, "message").MinLength = jsonschema.Ptr(1)
 })
 
@@ -84,7 +84,7 @@ func (p commitPlan) blobs() map[string]string {
 }
 
 func (gitCommit) Spec() backend.ToolSpec {
-	return backend.ToolSpec{Name: GitCommit, Description: gitCommitDescription, Schema: gitCommitSchema.raw}
+	return backend.ToolSpec{Name: GitCommit, Description: gitCommitDescription, Schema: gitCommitSchema.Raw()}
 }
 
 // Action proposes the commit; a call the model got wrong needs no gate and

@@ -17,7 +17,7 @@ type gitDiffArgs struct {
 	Path string `json:"path,omitempty" jsonschema:"a workspace-relative path; default: every changed path"`
 }
 
-var gitDiffSchema = mustSchema[gitDiffArgs](nil)
+var gitDiffSchema = lazySchema[gitDiffArgs](nil)
 
 const gitDiffDescription = `Show the unified diff of the workspace against its git HEAD commit, for every ` +
 	`changed path or one path. Untracked files are shown as added. Read-only.`
@@ -29,7 +29,7 @@ const maxDiffOutput = 256 << 10
 type gitDiff struct{}
 
 func (gitDiff) Spec() backend.ToolSpec {
-	return backend.ToolSpec{Name: GitDiff, Description: gitDiffDescription, Schema: gitDiffSchema.raw}
+	return backend.ToolSpec{Name: GitDiff, Description: gitDiffDescription, Schema: gitDiffSchema.Raw()}
 }
 
 func (gitDiff) Action(context.Context, backend.ToolEnv, json.RawMessage) (*backend.GatedAction, error) {

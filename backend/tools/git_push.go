@@ -26,7 +26,7 @@ type gitPushArgs struct {
 	PullRequest bool   `json:"pull_request,omitempty" jsonschema:"also open a pull request with the GitHub CLI (gh), when it is installed and authenticated"`
 }
 
-var gitPushSchema = mustSchema[gitPushArgs](nil)
+var gitPushSchema = lazySchema[gitPushArgs](nil)
 
 const gitPushDescription = `Push the current branch of the workspace (a worktree run's own branch) to a ` +
 	`configured git remote. Always asks the user first, showing the exact commits; the push sends exactly ` +
@@ -48,7 +48,7 @@ type pushPreview struct {
 }
 
 func (gitPush) Spec() backend.ToolSpec {
-	return backend.ToolSpec{Name: GitPush, Description: gitPushDescription, Schema: gitPushSchema.raw}
+	return backend.ToolSpec{Name: GitPush, Description: gitPushDescription, Schema: gitPushSchema.Raw()}
 }
 
 func pushManager() *worktree.Manager {

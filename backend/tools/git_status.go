@@ -13,7 +13,7 @@ import (
 
 type gitStatusArgs struct{}
 
-var gitStatusSchema = mustSchema[gitStatusArgs](nil)
+var gitStatusSchema = lazySchema[gitStatusArgs](nil)
 
 const gitStatusDescription = `Show how the workspace differs from its git HEAD commit: one line per ` +
 	`changed path as "<state>\t<path>", state being modified, added (staged, new), untracked or deleted. ` +
@@ -23,7 +23,7 @@ const gitStatusDescription = `Show how the workspace differs from its git HEAD c
 type gitStatus struct{}
 
 func (gitStatus) Spec() backend.ToolSpec {
-	return backend.ToolSpec{Name: GitStatus, Description: gitStatusDescription, Schema: gitStatusSchema.raw}
+	return backend.ToolSpec{Name: GitStatus, Description: gitStatusDescription, Schema: gitStatusSchema.Raw()}
 }
 
 func (gitStatus) Action(context.Context, backend.ToolEnv, json.RawMessage) (*backend.GatedAction, error) {

@@ -18,7 +18,7 @@ type listArgs struct {
 	Path string `json:"path,omitempty" jsonschema:"workspace-relative directory; default \".\", the workspace root"`
 }
 
-var listSchema = mustSchema[listArgs](nil)
+var listSchema = lazySchema[listArgs](nil)
 
 const listDescription = `List one directory of the workspace, sorted by name, one entry per line as ` +
 	`"<kind>\t<name>\t<size in bytes>" where kind is dir, file, symlink or other. Not recursive. ` +
@@ -29,7 +29,7 @@ const listDescription = `List one directory of the workspace, sorted by name, on
 type listDir struct{}
 
 func (listDir) Spec() backend.ToolSpec {
-	return backend.ToolSpec{Name: ListDir, Description: listDescription, Schema: listSchema.raw}
+	return backend.ToolSpec{Name: ListDir, Description: listDescription, Schema: listSchema.Raw()}
 }
 
 func (listDir) Action(context.Context, backend.ToolEnv, json.RawMessage) (*backend.GatedAction, error) {

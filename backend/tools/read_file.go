@@ -25,7 +25,7 @@ type readArgs struct {
 	EndLine   int    `json:"end_line,omitempty" jsonschema:"last line to return, inclusive; default the last line"`
 }
 
-var readSchema = mustSchema[readArgs](func(s *jsonschema.Schema) {
+var readSchema = lazySchema[readArgs](func(s *jsonschema.Schema) {
 	prop(s, "path").MinLength = jsonschema.Ptr(1)
 	prop(s, "start_line").Minimum = jsonschema.Ptr(1.0)
 	prop(s, "end_line").Minimum = jsonschema.Ptr(1.0)
@@ -42,7 +42,7 @@ const readDescription = `Read a text file of the workspace. The first line of th
 type readFile struct{}
 
 func (readFile) Spec() backend.ToolSpec {
-	return backend.ToolSpec{Name: ReadFile, Description: readDescription, Schema: readSchema.raw}
+	return backend.ToolSpec{Name: ReadFile, Description: readDescription, Schema: readSchema.Raw()}
 }
 
 // Action gates only secret paths. Invalid arguments need no gate: Execute

@@ -40,7 +40,7 @@ type shellArgs struct {
 	Network        bool   `json:"network,omitempty" jsonschema:"true when the command needs the network (downloads, git fetch, package installs); the user approves it with the command. Without it the command has no network at all"`
 }
 
-var shellSchema = mustSchema[shellArgs](func(s *jsonschema.Schema) {
+var shellSchema = lazySchema[shellArgs](func(s *jsonschema.Schema) {
 	prop(s, "command").MinLength = jsonschema.Ptr(1)
 	prop(s, "timeout_seconds").Minimum = jsonschema.Ptr(1.0)
 	prop(s, "timeout_seconds").Maximum = jsonschema.Ptr(float64(MaxShellTimeout))
@@ -60,7 +60,7 @@ const shellDescription = `Run a shell command with /bin/sh -c in the workspace r
 type runShell struct{ caches string }
 
 func (runShell) Spec() backend.ToolSpec {
-	return backend.ToolSpec{Name: RunShell, Description: shellDescription, Schema: shellSchema.raw}
+	return backend.ToolSpec{Name: RunShell, Description: shellDescription, Schema: shellSchema.Raw()}
 }
 
 // shellPreview is what the reviewer sees: the command, where it runs and

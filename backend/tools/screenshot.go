@@ -33,7 +33,7 @@ type screenshotArgs struct {
 	Title    string `json:"title,omitempty" jsonschema:"a short title for the reviewer"`
 }
 
-var screenshotSchema = mustSchema[screenshotArgs](func(s *jsonschema.Schema) {
+var screenshotSchema = lazySchema[screenshotArgs](func(s *jsonschema.Schema) {
 	prop(s, "viewport").Pattern = `^[0-9]{2,4}x[0-9]{2,4}$`
 	prop(s, "theme").Enum = []any{"light", "dark"}
 	prop(s, "title").MaxLength = jsonschema.Ptr(200)
@@ -50,7 +50,7 @@ const screenshotDescription = `Take a screenshot of a web page for the user to r
 type screenshot struct{}
 
 func (screenshot) Spec() backend.ToolSpec {
-	return backend.ToolSpec{Name: Screenshot, Description: screenshotDescription, Schema: screenshotSchema.raw}
+	return backend.ToolSpec{Name: Screenshot, Description: screenshotDescription, Schema: screenshotSchema.Raw()}
 }
 
 // Action gates a URL as the network action fetch_url's GET would be; a

@@ -43,7 +43,7 @@ type searchArgs struct {
 	MaxResults int    `json:"max_results,omitempty" jsonschema:"most matching lines (or paths) to return; default 200, at most 1000"`
 }
 
-var searchSchema = mustSchema[searchArgs](func(s *jsonschema.Schema) {
+var searchSchema = lazySchema[searchArgs](func(s *jsonschema.Schema) {
 	prop(s, "max_results").Minimum = jsonschema.Ptr(1.0)
 	prop(s, "max_results").Maximum = jsonschema.Ptr(float64(maxSearchResults))
 })
@@ -61,7 +61,7 @@ const searchDescription = `Search the workspace. With pattern: a regular express
 type search struct{}
 
 func (search) Spec() backend.ToolSpec {
-	return backend.ToolSpec{Name: Search, Description: searchDescription, Schema: searchSchema.raw}
+	return backend.ToolSpec{Name: Search, Description: searchDescription, Schema: searchSchema.Raw()}
 }
 
 func (search) Action(context.Context, backend.ToolEnv, json.RawMessage) (*backend.GatedAction, error) {

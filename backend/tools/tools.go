@@ -99,15 +99,37 @@ func (s *shared) checkpoints() (*workspace.CheckpointStore, error) {
 }
 
 // argSchema is a tool's argument schema, generated from its Go argument type
-// and resolved once for validation.
+// and resolved once for validation. A lazySchema is built on first use
+// (Raw, or a call's decode): generating and resolving every tool's schema
+// by reflection at package initialisation was a sixth of the CPU of
+// `agenthub version`, which never uses one (docs/PERFORMANCE.md).
 type argSchema struct {
+	once     sync.Once
+	build    func() (json.RawMessage, *jsonschema.Resolved)
 	raw      json.RawMessage
 	resolved *jsonschema.Resolved
 }
 
-// mustSchema builds the schema of T. It panics only on a programming error
-// in a static type, at package initialisation, where the tests catch it.
-func mustSchema[T any](tweak func(*jsonschema.Schema)) *argSchema {
+// Raw is the schema's JSON, as sent to the model.
+func (s *argSchema) Raw() json.RawMessage {
+	s.load()
+	return s.raw
+}
+
+func (s *argSchema) load() {
+	s.once.Do(func() {
+		s.raw, s.resolved = s.build()
+	})
+}
+
+// lazySchema returns the schema of T, built on first use. It panics only on
+// a programming error in a static type, which the tests catch (every tool's
+// Spec is read by them).
+func lazySchema[T any](tweak func(*jsonschema.Schema)) *argSchema {
+	return &argSchema{build: func() (json.RawMessage, *jsonschema.Resolved) { return buildSchema[T](tweak) }}
+}
+
+func buildSchema[T any](tweak func(*jsonschema.Schema)) (json.RawMessage, *jsonschema.Resolved) {
 	s, err := jsonschema.For[T](nil)
 	if err != nil {
 		panic(fmt.Sprintf("tools: schema of %T: %v", *new(T), err))
@@ -127,7 +149,7 @@ func mustSchema[T any](tweak func(*jsonschema.Schema)) *argSchema {
 	if err != nil {
 		panic(fmt.Sprintf("tools: resolve schema of %T: %v", *new(T), err))
 	}
-	return &argSchema{raw: raw, resolved: r}
+	return raw, r
 }
 
 // prop returns a property of s, so tweaks read as one line each.
@@ -141,6 +163,7 @@ func decode[T any](tool string, sc *argSchema, raw json.RawMessage) (T, error) {
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		raw = []byte("{}")
 	}
+	sc.load()
 	var inst any
 	if err := json.Unmarshal(raw, &inst); err != nil {
 		return zero, fmt.Errorf("invalid arguments for %s: not valid JSON (%v); send a JSON object matching the schema %s",

@@ -11,7 +11,7 @@ type writeArgs struct {
 	Content string `json:"content" jsonschema:"the complete new content of the file"`
 }
 
-var writeSchema = mustSchema[writeArgs](func(s *jsonschema.Schema) {
+var writeSchema = lazySchema[writeArgs](func(s *jsonschema.Schema) {
 	prop(s, "path").MinLength = jsonschema.Ptr(1)
 })
 
@@ -24,7 +24,7 @@ const writeDescription = `Create a file or replace its whole content. The change
 type writeOp struct{}
 
 func (writeOp) spec() backend.ToolSpec {
-	return backend.ToolSpec{Name: WriteFile, Description: writeDescription, Schema: writeSchema.raw}
+	return backend.ToolSpec{Name: WriteFile, Description: writeDescription, Schema: writeSchema.Raw()}
 }
 
 func (writeOp) schema() *argSchema { return writeSchema }
