@@ -38,6 +38,9 @@ type plan struct {
 	// opts record the write as an intent of the call that approved it
 	// before its first byte (intent before effect, docs/RELIABILITY.md).
 	opts workspace.Options
+	// env is the approving call's: a document or an image the write creates
+	// becomes an artifact of the run (issue 18), as with the built-in tools.
+	env backend.ToolEnv
 }
 
 // propose computes the change a diff or a write asks for from the live
@@ -118,7 +121,7 @@ func (s *session) planEdit(env backend.ToolEnv, p *permission, a permArgs, resum
 			return nil, &r
 		}
 		plans = append(plans, &plan{tool: ToolEdit, full: []byte(d.NewText), approved: narrowed, sel: sel,
-			opts: tools.JournalOptions(env)})
+			opts: tools.JournalOptions(env), env: env})
 	}
 	s.Mu.Lock()
 	s.plans = append(s.plans, plans...)
@@ -166,6 +169,9 @@ func (s *session) applyPlan(pl *plan) error {
 	}
 	s.Signal()
 	s.Mu.Unlock()
+	if err == nil && len(res.Files) == 1 && res.Files[0].Action == workspace.ActionCreated {
+		tools.PublishCreated(pl.env, res.Files[0].Path, pl.tool)
+	}
 	switch {
 	case err != nil:
 		return refused("nothing was written: %v", err)
@@ -427,7 +433,7 @@ func (writeTool) Execute(_ context.Context, env backend.ToolEnv, in backend.Tool
 	if err != nil {
 		return no("%s: nothing was written to %s: %v%s", ToolWrite, pr.Path, err, sel.Describe())
 	}
-	pl := &plan{tool: ToolWrite, full: []byte(a.Content), approved: pr, sel: sel, opts: tools.JournalOptions(env)}
+	pl := &plan{tool: ToolWrite, full: []byte(a.Content), approved: pr, sel: sel, opts: tools.JournalOptions(env), env: env}
 	wr.respond(s.applyPlan(pl))
 	if pl.err != nil {
 		return scrub.Failure(env.WorkspaceRoot, "%s: nothing was written to %s: %v", ToolWrite, pr.Path, pl.err), nil
