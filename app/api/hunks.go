@@ -84,6 +84,14 @@ func (a *ApprovalsAPI) checkSelection(d backend.Decision) error {
 			Message: fmt.Sprintf("a selection of hunks chooses what to approve; %s turns down the whole patch", d.Kind),
 			Next:    "Send the rejection without hunks."}
 	}
+	// A partial approval applies once. Remembered for the run or the
+	// workspace, its grant would approve the whole request the next time
+	// (issue 18: "a partial approval cannot be always allow").
+	if d.Kind != backend.ApproveOnce {
+		return &backend.Error{Code: backend.CodeInvalidInput,
+			Message: fmt.Sprintf("a selection of hunks or lines is approved once; %s would remember the whole request", d.Kind),
+			Next:    "Send the selection with approve_once, or approve the whole patch with the wider scope."}
+	}
 	pending, err := a.ForRun("")
 	if err != nil {
 		return err

@@ -15,7 +15,8 @@ import (
 
 // TestDecideLines is the attack on per-line selection (issue 18): a
 // selection naming a line outside its hunk, a line twice, a context line,
-// no line, or one sent with a stale subject hash is refused, the approval
+// no line, one sent with a stale subject hash, or one with a scope wider
+// than once is refused, the approval
 // stays pending and nothing is written; a valid selection of one added line
 // writes exactly that line.
 func TestDecideLines(t *testing.T) {
@@ -50,6 +51,15 @@ func TestDecideLines(t *testing.T) {
 		}
 	}
 	first := fmt.Sprintf(`[{"path":%q,"index":0,"lines":[0]}]`, pv.Path)
+	// A partial approval applies once: it is never remembered for the run or
+	// the workspace, where it would approve the whole request next time.
+	for _, kind := range []backend.DecisionKind{backend.ApproveForRun, backend.AlwaysAllowWorkspace} {
+		d := fmt.Sprintf(`{"decisionId":"wide-%s","decision":%q,"subjectHash":%q,"hunks":%s}`, kind, kind, ticket.SubjectHash, first)
+		status, body, _ := f.do(t, "POST", "/api/approvals/"+ticket.ID+"/decide", d, f.auth())
+		if status != 400 || !strings.Contains(body, "invalid_input") || !strings.Contains(body, "approve_once") {
+			t.Errorf("a selection with %s: %d %s, want 400 invalid_input naming approve_once", kind, status, body)
+		}
+	}
 	stale := fmt.Sprintf(`{"decisionId":"stale","decision":"approve_once","subjectHash":"%s","hunks":%s}`,
 		strings.Repeat("0", 64), first)
 	if status, body, _ := f.do(t, "POST", "/api/approvals/"+ticket.ID+"/decide", stale, f.auth()); status < 400 ||
