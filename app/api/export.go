@@ -61,7 +61,38 @@ func ExportRun(c *Core, runID string, w io.Writer) (bundle.Manifest, error) {
 		Runtime: r.Runtime, Workspace: ws.Name, CreatedAt: r.CreatedAt, LastEventAt: r.LastEventAt},
 		Events: evs, Audit: audit, Chain: chain, Clean: exportCleaner(ws.Path, c.cfg.Home),
 		ExportedAt: backend.Stamp(time.Now()), Producer: "agenthub " + c.cfg.Version}
+	if in.Artifacts, err = bundleArtifacts(c, r.ID); err != nil {
+		return bundle.Manifest{}, err
+	}
 	return bundle.Write(w, in)
+}
+
+// bundleArtifacts are the run's artifacts for its bundle, oldest first,
+// named ID-FILE; a screenshot still pending its privacy review stays out
+// (only reviewed ones leave AgentHub, docs/ARTIFACTS.md).
+func bundleArtifacts(c *Core, runID string) ([]bundle.ArtifactFile, error) {
+	db, err := c.db()
+	if err != nil {
+		return nil, err
+	}
+	list, err := db.Artifacts(context.Background(), store.ArtifactFilter{RunID: runID})
+	if err != nil {
+		return nil, err
+	}
+	var out []bundle.ArtifactFile
+	for i := len(list) - 1; i >= 0; i-- {
+		a := list[i]
+		if Shareable(a) != nil {
+			continue
+		}
+		_, data, err := db.ArtifactContent(context.Background(), a.ID)
+		if err != nil {
+			return nil, err
+		}
+		name := strings.NewReplacer("/", "_", "\\", "_").Replace(ArtifactFileName(a))
+		out = append(out, bundle.ArtifactFile{Name: a.ID + "-" + name, Data: data})
+	}
+	return out, nil
 }
 
 // ExportRunBytes renders the bundle in memory, so that a failure never

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"archive/zip"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,5 +56,51 @@ func TestTourPublishesItsSummary(t *testing.T) {
 	}
 	if code, _, _ := runCLI(t, env, "artifacts"); code != ExitUsage {
 		t.Errorf("artifacts without a subcommand: %d", code)
+	}
+}
+
+// TestBundleCarriesArtifacts: a run's bundle holds its artifacts under
+// artifacts/ as stored, named in the manifest with their hashes, and still
+// verifies.
+func TestBundleCarriesArtifacts(t *testing.T) {
+	env, dir := newGitWorkspace(t)
+	if code, out, errOut := runCLI(t, env, "run", "--workspace", dir, "--on-approval", "approve", "tour"); code != 0 {
+		t.Fatalf("run: %d\n%s%s", code, out, errOut)
+	}
+	_, out, _ := runCLI(t, env, "artifacts", "list", "--json")
+	var list []backend.Artifact
+	if json.Unmarshal([]byte(out), &list) != nil || len(list) != 1 {
+		t.Fatalf("list: %s", out)
+	}
+	a := list[0]
+	zipPath := filepath.Join(t.TempDir(), "run.zip")
+	if code, out, errOut := runCLI(t, env, "runs", "export", a.RunID, "-o", zipPath); code != 0 {
+		t.Fatalf("export: %d %s %s", code, out, errOut)
+	}
+	zr, err := zip.OpenReader(zipPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	name := "artifacts/" + a.ID + "-AGENTHUB_TOUR.md"
+	var found bool
+	for _, f := range zr.File {
+		if f.Name != name {
+			continue
+		}
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(rc)
+		rc.Close()
+		want, _ := os.ReadFile(filepath.Join(dir, "AGENTHUB_TOUR.md"))
+		found = string(b) == string(want)
+	}
+	if !found {
+		t.Errorf("%s is not in the bundle with the stored content", name)
+	}
+	if code, out, errOut := runCLI(t, env, "runs", "verify", zipPath); code != 0 {
+		t.Errorf("verify: %d %s %s", code, out, errOut)
 	}
 }

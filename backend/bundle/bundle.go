@@ -73,6 +73,16 @@ type Input struct {
 	Clean      func([]byte) []byte
 	ExportedAt string
 	Producer   string // the AgentHub version that wrote it
+	// Artifacts are the run's artifacts (issue 18), written under
+	// artifacts/ as stored: already path-scrubbed and secret-scanned when
+	// they were made, so Clean is not applied (it would break an image).
+	Artifacts []ArtifactFile
+}
+
+// ArtifactFile is one artifact's bytes in the bundle.
+type ArtifactFile struct {
+	Name string // the file name under artifacts/, unique in the bundle
+	Data []byte
 }
 
 // FileEntry is one file of the bundle in its manifest.
@@ -163,6 +173,14 @@ func Write(w io.Writer, in Input) (Manifest, error) {
 	}
 	if _, err := z.CreateHeader(&zip.FileHeader{Name: ArtifactsDir, Modified: zeroTime}); err != nil {
 		return m, fmt.Errorf("bundle: add %s: %w", ArtifactsDir, err)
+	}
+	for _, a := range in.Artifacts {
+		if a.Name == "" || strings.ContainsAny(a.Name, "/\\") || a.Name == "." || a.Name == ".." {
+			return m, fmt.Errorf("bundle: artifact name %q is not a plain file name", a.Name)
+		}
+		if err := add(ArtifactsDir+a.Name, a.Data); err != nil {
+			return m, err
+		}
 	}
 	audit, altered, err := auditLines(clean, in.Audit)
 	if err != nil {

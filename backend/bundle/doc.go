@@ -3,8 +3,9 @@
 //
 // A bundle holds manifest.json (the run, every other file's SHA-256 and size,
 // the events' digest chain and the audit proof), events.jsonl, patches/*.diff
-// (each proposed patch as a unified diff), artifacts/ (kept for the run's
-// artifacts; none are stored yet), audit.jsonl (the run's audit entries),
+// (each proposed patch as a unified diff), artifacts/ (the run's artifacts,
+// ID-FILE, as stored; a screenshot still pending its privacy review is left
+// out), audit.jsonl (the run's audit entries),
 // audit-chain.jsonl (every link of the audit chain from the run's first entry
 // to the exported head: seq, prevHash, hash, no other run's data),
 // transcript.md and transcript.html (one self-contained page).
