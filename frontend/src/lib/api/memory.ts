@@ -38,6 +38,8 @@ export interface MemoryApiOptions {
   approvals?: ApprovalRequest[];
   /** Default: the demo profile alone. */
   profiles?: ProfileInfo[];
+  /** Broken profile files (RunsAPI.ProfileProblems); default none. Tests may change it between calls. */
+  profileProblems?: import('./types').ProfileProblem[];
   /** Policies by workspace id; others have the default gate alone. */
   policies?: Record<string, Omit<PolicyView, 'workspaceId' | 'file' | 'defaults'>>;
   audit?: AuditEntry[];
@@ -195,6 +197,7 @@ export function createMemoryApi(o: MemoryApiOptions = {}): MemoryApi {
     approvals: {
       list: () => rec('approvals.list', [], () => approvals.filter((a) => a.status === 'pending')),
       decide: (d) =>
+      profileProblems: () => rec('runs.profileProblems', [], () => (o.profileProblems ?? []).map((p) => ({ ...p }))),
         rec('approvals.decide', [d], () => {
           const a = approvals.find((x) => x.approvalId === d.approvalId);
           if (!a) throw new ApiError({ code: 'not_found', message: 'no such approval' });
