@@ -18,7 +18,8 @@ import (
 // window: a headless run of the demo waits for its patch to be approved;
 // the window, opened on that approval, shows the dialog; the reviewer
 // presses "a"; the window's engine writes the file and the audit trail
-// records a decision made in the window.
+// records a decision made in the window. The run's next approval, whose
+// dialog opens by itself, is approved with "a" the same way.
 func TestWindowApprovesWithTheKeyboard(t *testing.T) {
 	bin := binary(t)
 	home, ws := t.TempDir(), gitWorkspace(t)
@@ -40,6 +41,24 @@ func TestWindowApprovesWithTheKeyboard(t *testing.T) {
 	}
 	if by := decidedBy(t, bin, home, approval); by != "window" {
 		t.Fatalf("the decision was recorded from %q, want window", by)
+	}
+
+	// The run's next approval (the tour's command) opens by itself as the
+	// first dialog closes: "a" approves it too, it is never typed into a
+	// text box (issue 21: focus went back to where it was before).
+	var next string
+	for deadline := time.Now().Add(60 * time.Second); next == "" && time.Now().Before(deadline); time.Sleep(300 * time.Millisecond) {
+		if list := pendingList(t, bin, home); len(list) > 0 {
+			next = list[0].ID
+		}
+	}
+	if next == "" {
+		t.Fatal("the run asked for no second approval within 60 s")
+	}
+	pressUntilDecided(t, d, id, filepath.Join(artifacts(t), "approval-dialog-next.png"),
+		func() bool { return !stillPending(t, bin, home, next) })
+	if by := decidedBy(t, bin, home, next); by != "window" {
+		t.Fatalf("the second decision was recorded from %q, want window", by)
 	}
 	if err := d.closeWindow(id); err != nil {
 		t.Fatal(err)
