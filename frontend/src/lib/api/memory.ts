@@ -193,11 +193,11 @@ export function createMemoryApi(o: MemoryApiOptions = {}): MemoryApi {
           return { ...run };
         }),
       profiles: () => rec('runs.profiles', [], () => (o.profiles ?? [DEMO_PROFILE]).map((p) => ({ ...p }))),
+      profileProblems: () => rec('runs.profileProblems', [], () => (o.profileProblems ?? []).map((p) => ({ ...p }))),
     },
     approvals: {
       list: () => rec('approvals.list', [], () => approvals.filter((a) => a.status === 'pending')),
       decide: (d) =>
-      profileProblems: () => rec('runs.profileProblems', [], () => (o.profileProblems ?? []).map((p) => ({ ...p }))),
         rec('approvals.decide', [d], () => {
           const a = approvals.find((x) => x.approvalId === d.approvalId);
           if (!a) throw new ApiError({ code: 'not_found', message: 'no such approval' });
