@@ -16,8 +16,8 @@ import (
 // maxErrorBody bounds the error body an [Exchange] keeps.
 const maxErrorBody = 64 << 10
 
-// Exchange observes one HTTP exchange of a provider SDK through its
-// middleware hook (both SDKs accept this function type), so errors are
+// Exchange observes one HTTP exchange of a provider client through its
+// Middleware (package wire sends every request through it), so errors are
 // classified from the status and the raw body whatever shape the server
 // used: OpenAI's {"error":{...}}, Anthropic's {"type":"error",...} or a local
 // server's {"error":"text"}. Use one Exchange per Stream call.
@@ -30,7 +30,7 @@ type Exchange struct {
 }
 
 // Middleware records the last response's status and, for an error status,
-// its body (restored for the SDK to read).
+// its body (restored for the client to read).
 func (x *Exchange) Middleware(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
 	res, err := next(req)
 	if err != nil || res == nil {
@@ -48,7 +48,7 @@ func (x *Exchange) Middleware(req *http.Request, next func(*http.Request) (*http
 	return res, nil
 }
 
-// Err classifies err, returned by an SDK stream or request, into an *[Error]
+// Err classifies err, returned by a stream or request, into an *[Error]
 // of the right kind. Context errors are returned unchanged, so callers can
 // tell a cancellation from a provider failure.
 func (x *Exchange) Err(provider string, err error) error {

@@ -4,11 +4,12 @@
 // local model servers on loopback is the subpackage local's.
 //
 // Invariants: this package imports only the standard library and the backend
-// vocabulary; the provider SDKs are imported only by its subpackages openai
-// and anthropic. A context overflow is never retried and never falls back to
-// another model (run-model.md CX5). Tool-call arguments are passed through as
-// the model produced them, flagged when they are not valid JSON, so a bad
-// model output becomes a tool error the model sees and never a crash.
+// vocabulary; the provider wire formats are spoken only by its subpackages
+// openai and anthropic (over wire and net/http: no provider SDK). A context
+// overflow is never retried and never falls back to another model
+// (run-model.md CX5). Tool-call arguments are passed through as the model
+// produced them, flagged when they are not valid JSON, so a bad model output
+// becomes a tool error the model sees and never a crash.
 package llm
 
 import (

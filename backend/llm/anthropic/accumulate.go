@@ -4,9 +4,38 @@ import (
 	"strings"
 
 	"agenthub/backend/llm"
-
-	"github.com/anthropics/anthropic-sdk-go"
 )
+
+// streamEvent is one Messages stream event, as far as it is read; Type is
+// the SSE event name. Thinking, signature and citation deltas decode to
+// nothing here: they are not part of llm's vocabulary.
+type streamEvent struct {
+	Type    string `json:"-"`
+	Index   int64  `json:"index"`
+	Message struct {
+		Model string `json:"model"`
+		Usage usage  `json:"usage"`
+	} `json:"message"`
+	ContentBlock struct {
+		Type string `json:"type"`
+		ID   string `json:"id"`
+		Name string `json:"name"`
+	} `json:"content_block"`
+	Delta struct {
+		Type        string `json:"type"`
+		Text        string `json:"text"`
+		PartialJSON string `json:"partial_json"`
+		StopReason  string `json:"stop_reason"`
+	} `json:"delta"`
+	Usage usage `json:"usage"`
+}
+
+type usage struct {
+	InputTokens              int64 `json:"input_tokens"`
+	OutputTokens             int64 `json:"output_tokens"`
+	CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
+	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
+}
 
 type call struct {
 	pos      int // position in Response.ToolCalls
@@ -30,11 +59,11 @@ func newAccumulator(model string, h llm.Handler) *accumulator {
 	return &accumulator{h: h, model: model, byBlock: map[int64]*call{}}
 }
 
-func (a *accumulator) event(ev anthropic.MessageStreamEventUnion) error {
+func (a *accumulator) event(ev streamEvent) error {
 	switch ev.Type {
 	case "message_start":
 		if ev.Message.Model != "" {
-			a.model = string(ev.Message.Model)
+			a.model = ev.Message.Model
 		}
 		u := ev.Message.Usage
 		a.usage = llm.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
@@ -59,7 +88,7 @@ func (a *accumulator) event(ev anthropic.MessageStreamEventUnion) error {
 		return a.h(llm.Event{Kind: llm.EventToolEnd, Index: c.pos, ID: tc.ID, Name: tc.Name, Call: &tc})
 	case "message_delta":
 		if r := ev.Delta.StopReason; r != "" {
-			a.stop = string(r)
+			a.stop = r
 		}
 		// message_delta usage is cumulative; input may be restated or zero.
 		if ev.Usage.InputTokens > 0 {
@@ -73,7 +102,7 @@ func (a *accumulator) event(ev anthropic.MessageStreamEventUnion) error {
 	return nil
 }
 
-func (a *accumulator) delta(ev anthropic.MessageStreamEventUnion) error {
+func (a *accumulator) delta(ev streamEvent) error {
 	switch ev.Delta.Type {
 	case "text_delta":
 		a.text.WriteString(ev.Delta.Text)

@@ -1,10 +1,12 @@
-// Package anthropic is the [llm.Client] for the Anthropic Messages API over
-// the official SDK github.com/anthropics/anthropic-sdk-go.
+// Package anthropic is the [llm.Client] for the Anthropic Messages API: a
+// POST to {base}/v1/messages with stream=true, read as server-sent events,
+// over net/http (package wire). The official SDK was dropped: it was most of
+// the binary for the one endpoint used here.
 //
-// Invariants: it and package openai are the only importers of a provider SDK.
-// It never lets the SDK load ANTHROPIC_* environment variables or profiles
-// (WithoutEnvironmentDefaults): the key comes only from [Config] and is never
-// logged. Retries are left to [llm.Fallback] unless Config asks the SDK.
+// Invariants: it never reads ANTHROPIC_* environment variables or SDK
+// profiles: the key comes only from [Config], is sent as x-api-key and is
+// never logged. It never retries: that is [llm.Fallback]'s job, so there is
+// one retry policy.
 package anthropic
 
 import (
@@ -16,12 +18,17 @@ import (
 	"strings"
 
 	"agenthub/backend/llm"
-
-	"github.com/anthropics/anthropic-sdk-go"
-	"github.com/anthropics/anthropic-sdk-go/option"
+	"agenthub/backend/llm/wire"
 )
 
 const provider = "anthropic"
+
+// DefaultBaseURL is Anthropic's own API (without /v1).
+const DefaultBaseURL = "https://api.anthropic.com/"
+
+// Version is the anthropic-version header: the Messages API version whose
+// wire format this package speaks.
+const Version = "2023-06-01"
 
 // DefaultMaxTokens is sent when the request sets none: the Messages API
 // requires max_tokens.
@@ -29,86 +36,121 @@ const DefaultMaxTokens = 8192
 
 // Config configures a [Client].
 type Config struct {
-	// BaseURL of the API (without /v1); empty means the SDK's production URL.
+	// BaseURL of the API (without /v1); empty means [DefaultBaseURL].
 	BaseURL    string
 	APIKey     string // the resolved secret, sent as x-api-key
 	HTTPClient *http.Client
-	// MaxRetries enables the SDK's own retries; 0 (the default) leaves
-	// retrying to llm.Fallback so there is one retry policy.
-	MaxRetries int
 }
 
 // Client streams Messages. It is safe for concurrent use.
 type Client struct {
-	svc anthropic.MessageService
+	endpoint    string
+	endpointErr error
+	header      http.Header
+	hc          *http.Client
 }
 
-// New builds a client; it makes no request.
+// New builds a client; it makes no request. A base URL that does not parse
+// fails every Stream call with that error.
 func New(cfg Config) *Client {
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = http.DefaultClient
+	base := cfg.BaseURL
+	if base == "" {
+		base = DefaultBaseURL
 	}
-	opts := []option.RequestOption{
-		option.WithoutEnvironmentDefaults(),
-		option.WithHTTPClient(hc),
-		option.WithMaxRetries(cfg.MaxRetries),
-	}
-	if cfg.BaseURL != "" {
-		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
-	}
+	c := &Client{header: http.Header{}, hc: cfg.HTTPClient}
+	c.endpoint, c.endpointErr = wire.Endpoint(base, "v1/messages")
+	c.header.Set("anthropic-version", Version)
 	if cfg.APIKey != "" {
-		opts = append(opts, option.WithAPIKey(cfg.APIKey))
+		c.header.Set("X-Api-Key", cfg.APIKey)
 	}
-	return &Client{svc: anthropic.NewClient(opts...).Messages}
+	return c
 }
 
 // Stream implements [llm.Client].
 func (c *Client) Stream(ctx context.Context, req llm.Request, h llm.Handler) (llm.Response, error) {
-	params, err := params(req)
+	if c.endpointErr != nil {
+		return llm.Response{}, &llm.Error{Kind: llm.ErrBadRequest, Provider: provider, Err: c.endpointErr}
+	}
+	body, err := params(req)
 	if err != nil {
 		return llm.Response{}, err
 	}
 	x := &llm.Exchange{}
-	stream := c.svc.NewStreaming(ctx, params, option.WithMiddleware(x.Middleware))
-	defer stream.Close()
-	acc := newAccumulator(req.Model, h)
-	for stream.Next() {
-		if err := acc.event(stream.Current()); err != nil {
-			return llm.Response{}, err
-		}
+	res, err := wire.Post(ctx, c.hc, c.endpoint, c.header, body, x, provider)
+	if err != nil {
+		return llm.Response{}, err
 	}
-	if err := stream.Err(); err != nil {
-		return llm.Response{}, classify(x, err)
+	defer res.Body.Close()
+	acc := newAccumulator(req.Model, h)
+	err = wire.Each(ctx, res.Body, x, provider, func(ev wire.Event) error {
+		switch ev.Name {
+		case "message_start", "content_block_start", "content_block_delta", "content_block_stop",
+			"message_delta", "message_stop":
+		case "error":
+			// An error inside a 200 stream (overloaded, or an overflow
+			// found late): classified from its text.
+			e := llm.InBand(provider, string(ev.Data))
+			e.Err = errors.New("error event in the stream")
+			return e
+		default:
+			return nil // ping, and event kinds newer than this client
+		}
+		var se streamEvent
+		if err := json.Unmarshal(ev.Data, &se); err != nil {
+			return x.Err(provider, fmt.Errorf("%s event: %w", ev.Name, err))
+		}
+		se.Type = ev.Name
+		return acc.event(se)
+	})
+	if err != nil {
+		return llm.Response{}, err
 	}
 	return acc.result()
 }
 
-// classify recognises an SSE "error" event inside a 200 stream (the SDK
-// turns it into an API error with the 200 status, or a plain error when the
-// data does not parse) before the generic classification.
-func classify(x *llm.Exchange, err error) error {
-	var aerr *anthropic.Error
-	if errors.As(err, &aerr) && aerr.StatusCode < 400 {
-		e := llm.InBand(provider, aerr.RawJSON())
-		e.Err = err
-		return e
+// The request body of POST /v1/messages, as far as it is used.
+type (
+	request struct {
+		Model     string      `json:"model"`
+		MaxTokens int         `json:"max_tokens"`
+		System    []textBlock `json:"system,omitempty"`
+		Messages  []message   `json:"messages"`
+		Tools     []tool      `json:"tools,omitempty"`
+		Stream    bool        `json:"stream"`
 	}
-	if strings.HasPrefix(err.Error(), "received error while streaming") {
-		e := llm.InBand(provider, err.Error())
-		e.Err = err
-		return e
+	textBlock struct {
+		Type string `json:"type"` // "text"
+		Text string `json:"text"`
 	}
-	return x.Err(provider, err)
-}
+	message struct {
+		Role    string  `json:"role"`
+		Content []block `json:"content"`
+	}
+	// block is a text, tool_use or tool_result content block.
+	block struct {
+		Type      string          `json:"type"`
+		Text      *string         `json:"text,omitempty"`
+		ID        string          `json:"id,omitempty"`
+		Name      string          `json:"name,omitempty"`
+		Input     json.RawMessage `json:"input,omitempty"`
+		ToolUseID string          `json:"tool_use_id,omitempty"`
+		Content   []textBlock     `json:"content,omitempty"`
+		IsError   *bool           `json:"is_error,omitempty"`
+	}
+	tool struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description,omitempty"`
+		InputSchema json.RawMessage `json:"input_schema"`
+	}
+)
 
-func params(req llm.Request) (anthropic.MessageNewParams, error) {
-	p := anthropic.MessageNewParams{Model: anthropic.Model(req.Model), MaxTokens: int64(req.MaxTokens)}
+func params(req llm.Request) (request, error) {
+	p := request{Model: req.Model, MaxTokens: req.MaxTokens, Stream: true}
 	if p.MaxTokens <= 0 {
 		p.MaxTokens = DefaultMaxTokens
 	}
 	if req.System != "" {
-		p.System = []anthropic.TextBlockParam{{Text: req.System}}
+		p.System = []textBlock{{Type: "text", Text: req.System}}
 	}
 	for i, m := range req.Messages {
 		role, blocks, err := blocks(m)
@@ -121,75 +163,72 @@ func params(req llm.Request) (anthropic.MessageNewParams, error) {
 			p.Messages[n-1].Content = append(p.Messages[n-1].Content, blocks...)
 			continue
 		}
-		p.Messages = append(p.Messages, anthropic.MessageParam{Role: role, Content: blocks})
+		p.Messages = append(p.Messages, message{Role: role, Content: blocks})
 	}
 	for _, t := range req.Tools {
 		schema, err := inputSchema(t.Schema)
 		if err != nil {
 			return p, fmt.Errorf("anthropic request tool %s: %w", t.Name, err)
 		}
-		tp := &anthropic.ToolParam{Name: t.Name, InputSchema: schema}
-		if t.Description != "" {
-			tp.Description = anthropic.String(t.Description)
-		}
-		p.Tools = append(p.Tools, anthropic.ToolUnionParam{OfTool: tp})
+		p.Tools = append(p.Tools, tool{Name: t.Name, Description: t.Description, InputSchema: schema})
 	}
 	return p, nil
 }
 
-func blocks(m llm.Message) (anthropic.MessageParamRole, []anthropic.ContentBlockParamUnion, error) {
+func text(s string) block { return block{Type: "text", Text: &s} }
+
+func blocks(m llm.Message) (string, []block, error) {
 	switch m.Role {
 	case llm.RoleUser:
-		return anthropic.MessageParamRoleUser, []anthropic.ContentBlockParamUnion{anthropic.NewTextBlock(m.Text)}, nil
+		return "user", []block{text(m.Text)}, nil
 	case llm.RoleTool:
 		if m.ToolCallID == "" {
 			return "", nil, errors.New("tool result without tool call id")
 		}
-		return anthropic.MessageParamRoleUser,
-			[]anthropic.ContentBlockParamUnion{anthropic.NewToolResultBlock(m.ToolCallID, m.Text, m.IsError)}, nil
+		isErr := m.IsError
+		return "user", []block{{Type: "tool_result", ToolUseID: m.ToolCallID,
+			Content: []textBlock{{Type: "text", Text: m.Text}}, IsError: &isErr}}, nil
 	case llm.RoleAssistant:
-		var bs []anthropic.ContentBlockParamUnion
+		var bs []block
 		if m.Text != "" {
-			bs = append(bs, anthropic.NewTextBlock(m.Text))
+			bs = append(bs, text(m.Text))
 		}
 		for _, tc := range m.ToolCalls {
 			// The API needs an object; a call whose arguments did not parse
 			// was answered with a tool error, so an empty input is faithful
 			// enough for the transcript.
-			var input any = map[string]any{}
+			input := json.RawMessage(`{}`)
 			if a := strings.TrimSpace(tc.Arguments); strings.HasPrefix(a, "{") && json.Valid([]byte(a)) {
 				input = json.RawMessage(a)
 			}
-			bs = append(bs, anthropic.NewToolUseBlock(tc.ID, input, tc.Name))
+			bs = append(bs, block{Type: "tool_use", ID: tc.ID, Name: tc.Name, Input: input})
 		}
-		return anthropic.MessageParamRoleAssistant, bs, nil
+		return "assistant", bs, nil
 	}
 	return "", nil, fmt.Errorf("unknown role %q", m.Role)
 }
 
-func inputSchema(raw json.RawMessage) (anthropic.ToolInputSchemaParam, error) {
-	var s anthropic.ToolInputSchemaParam
-	if len(raw) == 0 {
-		s.Properties = map[string]any{}
-		return s, nil
-	}
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return s, fmt.Errorf("schema: %w", err)
-	}
-	s.Properties = m["properties"]
-	if req, ok := m["required"].([]any); ok {
-		for _, r := range req {
-			if name, ok := r.(string); ok {
-				s.Required = append(s.Required, name)
-			}
+// inputSchema makes a tool schema an Anthropic input_schema: an object
+// schema with type "object" and properties always present.
+func inputSchema(raw json.RawMessage) (json.RawMessage, error) {
+	m := map[string]json.RawMessage{}
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return nil, fmt.Errorf("schema: %w", err)
+		}
+		if m == nil {
+			m = map[string]json.RawMessage{}
 		}
 	}
-	delete(m, "properties")
-	delete(m, "required")
-	delete(m, "type")
-	if len(m) > 0 {
-		s.ExtraFields = m
+	m["type"] = json.RawMessage(`"object"`)
+	if p, ok := m["properties"]; !ok || string(p) == "null" {
+		m["properties"] = json.RawMessage(`{}`)
 	}
-	return s, nil
+	if r, ok := m["required"]; ok {
+		var names []string
+		if json.Unmarshal(r, &names) != nil {
+			delete(m, "required") // not a list of names: the SDK dropped it too
+		}
+	}
+	return json.Marshal(m)
 }

@@ -21,6 +21,19 @@ func writeAnthropic(w http.ResponseWriter, flush func(), t Turn, model string) {
 	}})
 	sse(w, "ping", map[string]any{"type": "ping"})
 	block := 0
+	if len(t.Thinking) > 0 {
+		sse(w, "content_block_start", map[string]any{"type": "content_block_start", "index": block,
+			"content_block": map[string]any{"type": "thinking", "thinking": ""}})
+		for _, th := range t.Thinking {
+			sse(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": block,
+				"delta": map[string]any{"type": "thinking_delta", "thinking": th}})
+		}
+		sse(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": block,
+			"delta": map[string]any{"type": "signature_delta", "signature": "c2lnbmF0dXJl"}})
+		sse(w, "content_block_stop", map[string]any{"type": "content_block_stop", "index": block})
+		block++
+		flush()
+	}
 	if len(t.Text) > 0 {
 		sse(w, "content_block_start", map[string]any{"type": "content_block_start", "index": block,
 			"content_block": map[string]any{"type": "text", "text": ""}})

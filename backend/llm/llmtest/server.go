@@ -3,9 +3,9 @@
 // Anthropic Messages wire formats over SSE, play a list of [Turn]s in order,
 // and record every request they receive.
 //
-// It must not import the provider SDKs or package testing: it is the other
-// side of the wire, written from the wire formats, so the SDK clients under
-// test are exercised for real.
+// It must not import the provider clients or package testing: it is the
+// other side of the wire, written from the providers' documented wire
+// formats, so the clients under test are exercised for real.
 package llmtest
 
 import (
@@ -29,8 +29,11 @@ type Call struct {
 // that HTTP status and Body; otherwise it streams Text, then Calls, then the
 // stop reason and usage.
 type Turn struct {
-	Text  []string
-	Calls []Call
+	// Thinking is streamed first as an Anthropic thinking block (the
+	// OpenAI server ignores it): it is not part of the answer's text.
+	Thinking []string
+	Text     []string
+	Calls    []Call
 	// Stop is the provider's raw stop reason; empty means "tool_calls" /
 	// "tool_use" when Calls is set, else "stop" / "end_turn".
 	Stop         string

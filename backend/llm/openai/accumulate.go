@@ -1,12 +1,46 @@
 package openai
 
 import (
+	"encoding/json"
 	"strings"
 
 	"agenthub/backend/llm"
-
-	"github.com/openai/openai-go/v3"
 )
+
+// chunk is one chat.completion.chunk event, as far as it is read. Usage is
+// a pointer: servers send "usage": null on every chunk but the last.
+type chunk struct {
+	Model   string          `json:"model"`
+	Choices []choice        `json:"choices"`
+	Usage   *usage          `json:"usage"`
+	Error   json.RawMessage `json:"error"`
+}
+
+type choice struct {
+	Index int64 `json:"index"`
+	Delta struct {
+		Content   string          `json:"content"`
+		ToolCalls []toolCallDelta `json:"tool_calls"`
+	} `json:"delta"`
+	FinishReason string `json:"finish_reason"`
+}
+
+type toolCallDelta struct {
+	Index    int64  `json:"index"`
+	ID       string `json:"id"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+type usage struct {
+	PromptTokens        int64 `json:"prompt_tokens"`
+	CompletionTokens    int64 `json:"completion_tokens"`
+	PromptTokensDetails struct {
+		CachedTokens int64 `json:"cached_tokens"`
+	} `json:"prompt_tokens_details"`
+}
 
 // call is a tool call being assembled from deltas.
 type call struct {
@@ -16,8 +50,8 @@ type call struct {
 }
 
 // accumulator turns chat-completion chunks into llm events and a Response.
-// The SDK's own accumulator is not used: it hides the per-call deltas and
-// the difference between a finished and a truncated stream.
+// It keeps the per-call deltas and tells a finished stream from a
+// truncated one.
 type accumulator struct {
 	h            llm.Handler
 	model        string
@@ -32,11 +66,11 @@ func newAccumulator(model string, h llm.Handler) *accumulator {
 	return &accumulator{h: h, model: model, byIdx: map[int64]int{}}
 }
 
-func (a *accumulator) chunk(ch openai.ChatCompletionChunk) error {
+func (a *accumulator) chunk(ch chunk) error {
 	if ch.Model != "" {
 		a.model = ch.Model
 	}
-	if ch.JSON.Usage.Valid() {
+	if ch.Usage != nil {
 		a.usage = llm.Usage{
 			InputTokens:     ch.Usage.PromptTokens,
 			OutputTokens:    ch.Usage.CompletionTokens,
@@ -69,7 +103,7 @@ func (a *accumulator) chunk(ch openai.ChatCompletionChunk) error {
 	return nil
 }
 
-func (a *accumulator) toolDelta(tc openai.ChatCompletionChunkChoiceDeltaToolCall) error {
+func (a *accumulator) toolDelta(tc toolCallDelta) error {
 	pos, ok := a.byIdx[tc.Index]
 	// Some compatible servers reuse index 0 for every call of a turn; a new
 	// id on a slot that already has one starts a new call.

@@ -1,12 +1,13 @@
 // Package openai is the [llm.Client] for OpenAI chat completions and every
-// OpenAI-compatible server (Ollama, LM Studio, llama.cpp server, vLLM),
-// over the official SDK github.com/openai/openai-go/v3.
+// OpenAI-compatible server (Ollama, LM Studio, llama.cpp server, vLLM): a
+// POST to {base}/chat/completions with stream=true, read as server-sent
+// events, over net/http (package wire). The official SDK was dropped: it was
+// most of the binary for the one endpoint used here.
 //
-// Invariants: it and package anthropic are the only importers of a provider
-// SDK. It never reads OPENAI_* environment variables (the SDK's defaults would
-// send an ambient OpenAI key to whatever base URL a profile names): the key
-// comes only from [Config]. It never logs the key. Retries are left to
-// [llm.Fallback]; the SDK's own retries are off unless Config asks for them.
+// Invariants: it never reads OPENAI_* environment variables (an ambient
+// OpenAI key must never reach whatever base URL a profile names): the key
+// comes only from [Config]. It never logs the key. It never retries: that is
+// [llm.Fallback]'s job, so there is one retry policy.
 package openai
 
 import (
@@ -18,11 +19,7 @@ import (
 	"strings"
 
 	"agenthub/backend/llm"
-
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/ssestream"
-	"github.com/openai/openai-go/v3/shared"
+	"agenthub/backend/llm/wire"
 )
 
 const provider = "openai"
@@ -39,9 +36,6 @@ type Config struct {
 	// (local servers need none).
 	APIKey     string
 	HTTPClient *http.Client
-	// MaxRetries enables the SDK's own retries; 0 (the default) leaves
-	// retrying to llm.Fallback so there is one retry policy.
-	MaxRetries int
 	// MaxCompletionTokens sends the limit as max_completion_tokens (needed
 	// by OpenAI's reasoning models) instead of max_tokens, which every
 	// OpenAI-compatible local server understands. Default: true for
@@ -51,81 +45,130 @@ type Config struct {
 
 // Client streams chat completions. It is safe for concurrent use.
 type Client struct {
-	svc             openai.ChatCompletionService
+	endpoint        string
+	endpointErr     error
+	header          http.Header
+	hc              *http.Client
 	completionLimit bool
 }
 
-// New builds a client; it makes no request.
+// New builds a client; it makes no request. A base URL that does not parse
+// fails every Stream call with that error.
 func New(cfg Config) *Client {
 	base := cfg.BaseURL
 	if base == "" {
 		base = DefaultBaseURL
 	}
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	opts := []option.RequestOption{
-		option.WithHTTPClient(hc),
-		option.WithBaseURL(base),
-		option.WithMaxRetries(cfg.MaxRetries),
-	}
+	c := &Client{header: http.Header{}, hc: cfg.HTTPClient}
+	c.endpoint, c.endpointErr = wire.Endpoint(base, "chat/completions")
 	if cfg.APIKey != "" {
-		opts = append(opts, option.WithAPIKey(cfg.APIKey))
+		c.header.Set("Authorization", "Bearer "+cfg.APIKey)
 	}
-	limit := strings.HasPrefix(base, strings.TrimSuffix(DefaultBaseURL, "/"))
+	c.completionLimit = strings.HasPrefix(base, strings.TrimSuffix(DefaultBaseURL, "/"))
 	if cfg.MaxCompletionTokens != nil {
-		limit = *cfg.MaxCompletionTokens
+		c.completionLimit = *cfg.MaxCompletionTokens
 	}
-	// A bare service, not openai.NewClient: NewClient layers OPENAI_*
-	// environment defaults under our options.
-	return &Client{svc: openai.NewChatCompletionService(opts...), completionLimit: limit}
+	return c
 }
 
 // Stream implements [llm.Client].
 func (c *Client) Stream(ctx context.Context, req llm.Request, h llm.Handler) (llm.Response, error) {
-	params, err := c.params(req)
+	if c.endpointErr != nil {
+		return llm.Response{}, &llm.Error{Kind: llm.ErrBadRequest, Provider: provider, Err: c.endpointErr}
+	}
+	body, err := c.body(req)
 	if err != nil {
 		return llm.Response{}, err
 	}
 	x := &llm.Exchange{}
-	stream := c.svc.NewStreaming(ctx, params, option.WithMiddleware(x.Middleware))
-	defer stream.Close()
-	acc := newAccumulator(req.Model, h)
-	for stream.Next() {
-		if err := acc.chunk(stream.Current()); err != nil {
-			return llm.Response{}, err
-		}
+	res, err := wire.Post(ctx, c.hc, c.endpoint, c.header, body, x, provider)
+	if err != nil {
+		return llm.Response{}, err
 	}
-	if err := stream.Err(); err != nil {
-		var se *ssestream.StreamError
-		if errors.As(err, &se) {
-			e := llm.InBand(provider, string(se.Event.Data))
-			e.Err = err
-			return llm.Response{}, e
+	defer res.Body.Close()
+	acc := newAccumulator(req.Model, h)
+	done := false
+	err = wire.Each(ctx, res.Body, x, provider, func(ev wire.Event) error {
+		if done {
+			return nil // nothing follows [DONE]
 		}
-		return llm.Response{}, x.Err(provider, err)
+		if string(ev.Data) == "[DONE]" {
+			done = true
+			return nil
+		}
+		var ch chunk
+		if err := json.Unmarshal(ev.Data, &ch); err != nil {
+			return x.Err(provider, fmt.Errorf("chunk: %w", err))
+		}
+		// An error event inside a 200 stream: vLLM and OpenAI send
+		// {"error":{...}}, some servers name the event "error".
+		if ev.Name == "error" || (len(ch.Error) > 0 && string(ch.Error) != "null") {
+			e := llm.InBand(provider, string(ev.Data))
+			e.Err = errors.New("error event in the stream")
+			return e
+		}
+		return acc.chunk(ch)
+	})
+	if err != nil {
+		return llm.Response{}, err
 	}
 	return acc.result()
 }
 
-func (c *Client) params(req llm.Request) (openai.ChatCompletionNewParams, error) {
-	p := openai.ChatCompletionNewParams{
-		Model:         shared.ChatModel(req.Model),
-		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
+// The request body of POST /chat/completions, as far as it is used.
+type (
+	request struct {
+		Model               string        `json:"model"`
+		Messages            []message     `json:"messages"`
+		Tools               []tool        `json:"tools,omitempty"`
+		MaxTokens           int           `json:"max_tokens,omitempty"`
+		MaxCompletionTokens int           `json:"max_completion_tokens,omitempty"`
+		Stream              bool          `json:"stream"`
+		StreamOptions       streamOptions `json:"stream_options"`
 	}
+	streamOptions struct {
+		IncludeUsage bool `json:"include_usage"`
+	}
+	message struct {
+		Role       string     `json:"role"`
+		Content    *string    `json:"content,omitempty"`
+		ToolCalls  []toolCall `json:"tool_calls,omitempty"`
+		ToolCallID string     `json:"tool_call_id,omitempty"`
+	}
+	toolCall struct {
+		ID       string   `json:"id"`
+		Type     string   `json:"type"`
+		Function function `json:"function"`
+	}
+	function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	}
+	tool struct {
+		Type     string  `json:"type"`
+		Function toolDef `json:"function"`
+	}
+	toolDef struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description,omitempty"`
+		Parameters  json.RawMessage `json:"parameters"`
+	}
+)
+
+func (c *Client) body(req llm.Request) (request, error) {
+	p := request{Model: req.Model, Stream: true, StreamOptions: streamOptions{IncludeUsage: true}}
 	if req.MaxTokens > 0 {
 		if c.completionLimit {
-			p.MaxCompletionTokens = openai.Int(int64(req.MaxTokens))
+			p.MaxCompletionTokens = req.MaxTokens
 		} else {
-			p.MaxTokens = openai.Int(int64(req.MaxTokens))
+			p.MaxTokens = req.MaxTokens
 		}
 	}
 	if req.System != "" {
-		p.Messages = append(p.Messages, openai.SystemMessage(req.System))
+		p.Messages = append(p.Messages, message{Role: "system", Content: &req.System})
 	}
 	for i, m := range req.Messages {
-		msg, err := message(m)
+		msg, err := toMessage(m)
 		if err != nil {
 			return p, fmt.Errorf("openai request message %d: %w", i, err)
 		}
@@ -136,49 +179,50 @@ func (c *Client) params(req llm.Request) (openai.ChatCompletionNewParams, error)
 		if err != nil {
 			return p, fmt.Errorf("openai request tool %s: %w", t.Name, err)
 		}
-		def := shared.FunctionDefinitionParam{Name: t.Name, Parameters: schema}
-		if t.Description != "" {
-			def.Description = openai.String(t.Description)
-		}
-		p.Tools = append(p.Tools, openai.ChatCompletionFunctionTool(def))
+		p.Tools = append(p.Tools, tool{Type: "function",
+			Function: toolDef{Name: t.Name, Description: t.Description, Parameters: schema}})
 	}
 	return p, nil
 }
 
-func message(m llm.Message) (openai.ChatCompletionMessageParamUnion, error) {
+func toMessage(m llm.Message) (message, error) {
+	text := m.Text
 	switch m.Role {
 	case llm.RoleUser:
-		return openai.UserMessage(m.Text), nil
+		return message{Role: "user", Content: &text}, nil
 	case llm.RoleTool:
 		if m.ToolCallID == "" {
-			return openai.ChatCompletionMessageParamUnion{}, errors.New("tool result without tool call id")
+			return message{}, errors.New("tool result without tool call id")
 		}
-		return openai.ToolMessage(m.Text, m.ToolCallID), nil
+		return message{Role: "tool", Content: &text, ToolCallID: m.ToolCallID}, nil
 	case llm.RoleAssistant:
-		a := openai.ChatCompletionAssistantMessageParam{}
+		a := message{Role: "assistant"}
 		if m.Text != "" {
-			a.Content.OfString = openai.String(m.Text)
+			a.Content = &text
 		}
 		for _, tc := range m.ToolCalls {
-			a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
-				OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
-					ID:       tc.ID,
-					Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: tc.Name, Arguments: tc.Arguments},
-				},
-			})
+			a.ToolCalls = append(a.ToolCalls, toolCall{ID: tc.ID, Type: "function",
+				Function: function{Name: tc.Name, Arguments: tc.Arguments}})
 		}
-		return openai.ChatCompletionMessageParamUnion{OfAssistant: &a}, nil
+		return a, nil
 	}
-	return openai.ChatCompletionMessageParamUnion{}, fmt.Errorf("unknown role %q", m.Role)
+	return message{}, fmt.Errorf("unknown role %q", m.Role)
 }
 
-func parameters(schema json.RawMessage) (shared.FunctionParameters, error) {
+// emptyParameters is the schema of a tool without arguments.
+var emptyParameters = json.RawMessage(`{"type":"object","properties":{}}`)
+
+// parameters checks that a tool schema is a JSON object; it is sent as is.
+func parameters(schema json.RawMessage) (json.RawMessage, error) {
 	if len(schema) == 0 {
-		return shared.FunctionParameters{"type": "object", "properties": map[string]any{}}, nil
+		return emptyParameters, nil
 	}
-	var p shared.FunctionParameters
+	var p map[string]json.RawMessage
 	if err := json.Unmarshal(schema, &p); err != nil {
 		return nil, fmt.Errorf("schema: %w", err)
 	}
-	return p, nil
+	if p == nil {
+		return nil, errors.New("schema: null is not an object schema")
+	}
+	return schema, nil
 }
