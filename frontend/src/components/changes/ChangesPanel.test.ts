@@ -8,8 +8,8 @@
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
 import { describe, expect, it } from 'vitest';
 import ChangesPanel from './ChangesPanel.svelte';
-import ToolDiff from './ToolDiff.svelte';
-import { decisions, pending, rows, toolDiff } from './changeset';
+import ToolDiff from '../shared/diff/ToolDiff.svelte';
+import { decisions, pending, rows, toolDiff } from '../../lib/changes';
 import { API_CONTEXT_KEY, ApiError, type ChangeSet, type ChangesAPI, type Decision } from '../../lib/api';
 import { createMemoryApi } from '../../lib/api/memory';
 

@@ -1,9 +1,9 @@
 // The Changes view's model: which rows a scope shows, and the decisions one
 // action sends (one per pending approval, each bound to its own hash).
-import type { Change, ChangeSet, ChangeState, Decision, DecisionKind } from '../../lib/api';
-import { patchFiles } from '../../lib/approval';
-import type { DiffEntry } from '../../lib/diff/rows';
-import type { ToolItem } from '../../lib/timeline/model';
+import type { Change, ChangeSet, ChangeState, Decision, DecisionKind } from '../api';
+import { patchFiles } from '../approval';
+import type { DiffEntry } from '../diff/rows';
+import type { ToolItem } from '../timeline/model';
 
 export type Scope = 'turn' | 'run' | 'branch';
 
