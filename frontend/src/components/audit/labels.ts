@@ -17,6 +17,7 @@ const KIND: Record<string, Msg> = {
   'grant.added': m.audit_kind_grant_added,
   'policy.changed': m.audit_kind_policy_changed,
   'policy.change_failed': m.audit_kind_policy_change_failed,
+  'policy.rule_revoked': m.audit_kind_policy_rule_revoked,
   'action.started': m.audit_kind_action_started,
   'action.finished': m.audit_kind_action_finished,
   'patch.applied': m.audit_kind_patch_applied,
@@ -38,6 +39,28 @@ const SURFACE: Record<string, Msg> = {
 
 export function surfaceLabel(surface: string): string {
   return SURFACE[surface]?.() ?? surface;
+}
+
+// The engine's transition reasons (backend/engine: tx.Transition), in the
+// reader's language; one this list does not know is shown as recorded.
+const REASONS: [RegExp, (g: string[]) => string][] = [
+  [/^waiting for a decision$/, () => m.reason_waiting_decision()],
+  [/^recovery$/, () => m.reason_recovery()],
+  [/^re-enqueued after restart$/, () => m.reason_reenqueued()],
+  [/^gated actions? finished$/, () => m.reason_gated_finished()],
+  [/^gated action abandoned$/, () => m.reason_gated_abandoned()],
+  [/^(\d+) gated actions$/, (g) => m.reason_gated_actions({ count: g[1]! })],
+  [/^gated action (\S+)$/, (g) => m.reason_gated_action({ call: g[1]! })],
+  [/^sub-agent of (\S+)$/, (g) => m.reason_sub_agent({ run: g[1]! })],
+];
+
+/** A run transition's recorded reason in the reader's language. */
+export function transitionReason(reason: string): string {
+  for (const [re, say] of REASONS) {
+    const g = re.exec(reason);
+    if (g) return say([...g]);
+  }
+  return reason;
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '');
@@ -75,9 +98,14 @@ export function entrySummary(e: AuditEntry, runTask: (runId: string) => string |
     case 'run.transition': {
       const to = str(d.to);
       parts.push(`${stateLabel(str(d.from))} → ${stateLabel(to)}`);
-      if (str(d.reason)) parts.push(m.audit_detail_reason({ reason: str(d.reason) }));
+      if (str(d.reason)) parts.push(m.audit_detail_reason({ reason: transitionReason(str(d.reason)) }));
       break;
     }
+    case 'policy.changed':
+    case 'policy.rule_revoked':
+      if (str(d.ruleId)) parts.push(m.audit_detail_rule({ rule: str(d.ruleId) }));
+      if (str(d.path)) parts.push(str(d.site) === 'data' ? m.settings_rules_source_data({ path: str(d.path) }) : m.settings_rules_source_repository({ path: str(d.path) }));
+      break;
     case 'approval.requested':
       if (str(d.kind)) parts.push(kindLabel(str(d.kind)));
       break;

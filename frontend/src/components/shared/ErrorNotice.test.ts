@@ -6,8 +6,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import ErrorNotice from './ErrorNotice.svelte';
 import en from '../../../messages/en.json';
 import zh from '../../../messages/zh-CN.json';
-import { FAILURE_CODES } from '../../lib/api/generated';
-import { CLIENT_CODES } from '../../lib/api/error';
+import { CLIENT_CODES, FAILURE_CODES } from '../../lib/api';
 import { ERROR_WORDS, setLocale } from '../../lib/i18n';
 
 const catalogues: Record<string, Record<string, string>> = { en, 'zh-CN': zh };

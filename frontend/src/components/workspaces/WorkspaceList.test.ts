@@ -98,7 +98,7 @@ describe('WorkspaceList', () => {
     render(WorkspaceList, { workspaces });
     await workspaces.load();
     const notice = await screen.findByTestId('error-notice');
-    expect(notice).toHaveTextContent('The AgentHub server did not answer.');
+    expect(notice).toHaveTextContent('The AgentHub server did not answer');
     await fireEvent.click(within(notice).getByRole('button', { name: 'Try again' }));
     expect(await screen.findByTestId('workspace-row')).toBeInTheDocument();
   });

@@ -104,6 +104,10 @@ export function createMemoryApi(o: MemoryApiOptions = {}): MemoryApi {
       list: () => rec('workspaces.list', [], () => [...workspaces]),
       add: (path) =>
         rec('workspaces.add', [path], () => {
+          // As the store: a folder already on the allowlist is workspace_exists.
+          if (workspaces.some((w) => w.displayPath === path)) {
+            throw new ApiError({ code: 'workspace_exists', message: `workspace ${path} is already in the allowlist` });
+          }
           const ws: Workspace = {
             id: `ws_${++n}`,
             name: path.split('/').filter(Boolean).pop() ?? path,
