@@ -128,6 +128,7 @@ export function createHttpApi(opts: HttpOptions = {}): Api {
       },
       // No pickDirectory: a browser cannot open the native dialog.
       policy: (wid) => request('GET', `/api/workspaces/${id(wid)}/policy`),
+      revokeRule: (wid, key) => request('DELETE', `/api/workspaces/${id(wid)}/policy/rules/${id(key)}`),
     },
     settings: {
       get: () => request('GET', '/api/settings'),

@@ -61,6 +61,7 @@ export function createWailsApi(win: WailsWindow): Api {
       },
       pickDirectory: async () => (await call<string | null>('WorkspacesAPI', 'PickDirectory')) ?? '',
       policy: (id) => call('PolicyAPI', 'Get', id),
+      revokeRule: (id, key) => call('PolicyAPI', 'Revoke', id, key),
     },
     settings: {
       get: () => call('SettingsAPI', 'Get'),
