@@ -209,6 +209,20 @@ describe('ApprovalDialog', () => {
     expect(effect).toHaveTextContent('Reject and stop: nothing runs and the run ends.');
   });
 
+  it("shows the rule in the reader's language when the request carries it as a message key", async () => {
+    setup({
+      ...shellRequest,
+      grantPreview: 'shell: git status --short in .',
+      // Any catalogue key with arguments is shown through the catalogue (the rule keys are rule_*).
+      rule_preview: { key: 'dialog_run', args: { task: 'git status --short' } },
+      rule_location: { site: 'data', path: 'policy/ws_1.toml' },
+    });
+    await fireEvent.focus(screen.getByRole('button', { name: 'Always allow in this workspace' }));
+    expect(screen.getByTestId('approval-effect')).toHaveTextContent(
+      'adds the rule “Run: git status --short” to the AgentHub data directory (policy/ws_1.toml)',
+    );
+  });
+
   it('a workspace rule asks for confirmation and says where it is written', async () => {
     const { decisions } = setup({
       ...shellRequest,
@@ -298,6 +312,25 @@ describe('ApprovalDialog', () => {
     expect(screen.getByTestId('approval-keys')).toHaveTextContent('A: approve · R: reject and tell · Esc: close without deciding');
     expect(screen.getByTestId('approval-keys')).not.toHaveTextContent(/J\/K|Space/);
     shell.unmount();
+    // A binary file has no hunks to move between or choose.
+    const binary = setup({
+      ...patchRequest,
+      preview: {
+        path: 'logo.png',
+        operation: 'modify',
+        diff: {
+          status: 'modified',
+          old: { path: 'logo.png', exists: true, size: 10, lines: 0 },
+          new: { path: 'logo.png', exists: true, size: 12, lines: 0 },
+          hunks: [],
+          stats: { added: 0, deleted: 0 },
+          binary: { reason: 'NUL byte in the first 8000 bytes' },
+        },
+      },
+    });
+    expect(screen.getByTestId('diff-note')).toBeInTheDocument();
+    expect(screen.getByTestId('approval-keys')).toHaveTextContent(/^A: approve · R: reject and tell · Esc: close without deciding$/);
+    binary.unmount();
     setup(patchRequest);
     expect(screen.getByTestId('approval-keys')).toHaveTextContent(
       'J/K or N/P: next or previous change · Space: include or leave out the focused change · L: choose its lines · A: approve',
