@@ -76,6 +76,8 @@ export interface RunsAPI {
   resume(id: string): Promise<RunSummary>;
   /** The profiles a run may use, the default first. */
   profiles(): Promise<ProfileInfo[]>;
+  /** Profile files that cannot be used and why (optional: older engines lack it). */
+  profileProblems?(): Promise<import('./types').ProfileProblem[]>;
 }
 
 export interface ApprovalsAPI {

@@ -142,6 +142,7 @@ export function createHttpApi(opts: HttpOptions = {}): Api {
       cancel: (rid) => request('POST', `/api/runs/${id(rid)}/cancel`),
       resume: (rid) => request('POST', `/api/runs/${id(rid)}/resume`),
       profiles: () => request('GET', '/api/profiles'),
+      profileProblems: () => request('GET', '/api/profiles/problems'),
     },
     approvals: {
       list: () => request('GET', '/api/approvals'),

@@ -73,6 +73,14 @@ export interface Workspace {
   /** Never an absolute machine path: the home directory is shown as `~`. */
   displayPath: string;
   addedAt: string;
+  /** The folder is gone from disk: listed, but no run may start in it. */
+  missing?: boolean;
+}
+
+/** A profile file that cannot be used (RunsAPI.ProfileProblems): its file name and why. */
+export interface ProfileProblem {
+  file: string;
+  problem: string;
 }
 
 export interface Failure {

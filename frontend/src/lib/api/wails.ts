@@ -75,6 +75,7 @@ export function createWailsApi(win: WailsWindow): Api {
       cancel: (id) => call('RunsAPI', 'Cancel', id),
       resume: (id) => call('RunsAPI', 'Resume', id),
       profiles: async () => (await call<import('./types').ProfileInfo[] | null>('RunsAPI', 'Profiles')) ?? [],
+      profileProblems: async () => (await call<import('./types').ProfileProblem[] | null>('RunsAPI', 'ProfileProblems')) ?? [],
     },
     approvals: {
       list: async () => (await call<import('./types').ApprovalRequest[] | null>('ApprovalsAPI', 'List')) ?? [],

@@ -47,6 +47,7 @@ const NEXT: Record<string, Msg> = {
   store_migration_failed: m.next_store_migration_failed,
   audit_key_unavailable: m.next_audit_key_unavailable,
   worktree_unsaved: m.next_worktree_unsaved,
+  workspace_missing: m.next_workspace_missing,
   unreachable: m.next_unreachable,
   bad_response: m.next_bad_response,
 };
