@@ -4,7 +4,8 @@
 // line of one, and decides all three in one action (two approved, one left
 // out and then rejected); the playbook's next step checks that the agent was
 // told the comment (else the run fails); then one applied change is reverted
-// from the panel and its file is back as it was. Against the real
+// from the panel and its file is back as it was; the write_file row shows
+// its diff instead of its JSON arguments. Against the real
 // `agenthub serve` in the system Chromium. Env as serve.test.mjs.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -133,6 +134,12 @@ test('three files reviewed in the Changes panel, decided in one action, one reve
   assert.equal(await readFile(join(dir, 'notes.txt'), 'utf8'), original, 'the reverted file holds what it held before');
   assert.equal(await readFile(join(dir, 'bee.txt'), 'utf8'), 'bee\n', 'the other change stays');
   await page.screenshot({ path: join(ARTIFACTS, 'changes-reverted.png') });
+
+  // The write_file row shows the diff it asked for, not its escaped arguments.
+  const row = page.locator('[data-testid="timeline-tool"][data-tool="write_file"]').filter({ hasText: 'notes.txt' }).first();
+  await row.locator('summary').click();
+  await row.getByTestId('tool-diff').getByText('line two').waitFor();
+  assert.equal(await row.getByTestId('tool-arguments').count(), 0, 'no escaped JSON arguments');
 
   const runId = await page.getByTestId('run-view').getAttribute('data-run-id');
   const audit = await (await session.api(`/api/audit?runId=${runId}`)).json();
