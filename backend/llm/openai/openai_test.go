@@ -2,7 +2,9 @@ package openai_test
 
 import (
 	"errors"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"agenthub/backend"
@@ -228,6 +230,46 @@ func TestRequestWireFormat(t *testing.T) {
 			}
 			if d := cmp.Diff(want, body); d != "" {
 				t.Errorf("request body (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestStreamShapesOfCompatibleServers: shapes the scripted server does not
+// send but OpenAI-compatible servers do: keep-alive comments, "usage": null
+// on every chunk, a named "error" event, anything after [DONE].
+func TestStreamShapesOfCompatibleServers(t *testing.T) {
+	tests := []struct {
+		name, body string
+		want       error
+		text       string
+	}{
+		{"comments, null usage, junk after DONE",
+			": keep-alive\n\ndata: {\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},\"finish_reason\":null}],\"usage\":null}\n\n" +
+				"data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}],\"usage\":null}\n\ndata: [DONE]\n\ndata: not json\n\n",
+			nil, "hi"},
+		{"named error event", "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\nevent: error\ndata: {\"message\":\"the request exceeds the available context size\"}\n\n",
+			llm.ErrContextOverflow, ""},
+		{"error object with a 200", "data: {\"error\":{\"message\":\"upstream failed\",\"type\":\"server_error\"}}\n\n",
+			llm.ErrServer, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				_, _ = io.WriteString(w, tt.body)
+			}))
+			defer s.Close()
+			c := openai.New(openai.Config{BaseURL: s.URL + "/v1", HTTPClient: s.Client()})
+			got, err := c.Stream(t.Context(), userOnly, func(llm.Event) error { return nil })
+			if tt.want != nil {
+				if !errors.Is(err, tt.want) {
+					t.Fatalf("err = %v, want %v", err, tt.want)
+				}
+				return
+			}
+			if err != nil || got.Text != tt.text || got.StopReason != llm.StopEndTurn {
+				t.Fatalf("Stream = %+v, %v; want text %q, end_turn", got, err, tt.text)
 			}
 		})
 	}

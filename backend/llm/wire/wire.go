@@ -63,7 +63,7 @@ func Post(ctx context.Context, hc *http.Client, endpoint string, header http.Hea
 		return nil, fmt.Errorf("%s request: %w", provider, err)
 	}
 	for k, v := range header {
-		req.Header[k] = v
+		req.Header[k] = append([]string(nil), v...) // the client's header is shared by concurrent calls
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
@@ -137,7 +137,8 @@ type Event struct {
 	Data []byte
 }
 
-// Reader decodes a text/event-stream (the WHATWG event-stream format).
+// Reader decodes a text/event-stream (the WHATWG event-stream format; lines
+// end in LF or CRLF: no server of either API ends them in a lone CR).
 type Reader struct {
 	r *bufio.Reader
 }
