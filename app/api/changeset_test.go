@@ -132,6 +132,16 @@ func TestChangeSetReviewAndRevert(t *testing.T) {
 	if len(cs.Comments) != 1 || cs.Comments[0].ID != c.ID || cs.Comments[0].DeliveredIn == "" {
 		t.Errorf("comments %+v, want %s delivered", cs.Comments, c.ID)
 	}
+	// An applied change takes comments (for the session's next message); a
+	// decided proposal no longer does.
+	if _, err := changes.Comment(CommentInput{RunID: r.ID, CheckpointID: got["b.txt"].CheckpointID, Path: "b.txt",
+		StartLine: 1, Body: "call it bee.md"}); err != nil {
+		t.Errorf("comment on an applied change: %v", err)
+	}
+	if _, err := changes.Comment(CommentInput{RunID: r.ID, ApprovalID: got["c.txt"].ApprovalID, Path: "c.txt",
+		StartLine: 1, Body: "too late"}); backend.CodeOf(err) != backend.CodeNotFound {
+		t.Errorf("comment on a decided proposal: %v, want not_found", err)
+	}
 
 	// Drift: the run's revert names the changed file and restores nothing.
 	if err := os.WriteFile(filepath.Join(e.checkout, "b.txt"), []byte("edited by hand\n"), 0o644); err != nil {
@@ -181,8 +191,8 @@ func TestChangeSetReviewAndRevert(t *testing.T) {
 	for _, a := range entries {
 		kinds[a.Kind]++
 	}
-	if kinds["patch.undone"] != 2 || kinds["review.comment"] != 1 || kinds["review.comments"] != 1 {
-		t.Errorf("audit kinds of the run %v: want 2 patch.undone, the comment and its delivery", kinds)
+	if kinds["patch.undone"] != 2 || kinds["review.comment"] != 2 || kinds["review.comments"] != 1 {
+		t.Errorf("audit kinds of the run %v: want 2 patch.undone, the 2 comments and the delivery of the first", kinds)
 	}
 	if v, err := NewAuditAPI(e.core).Verify(); err != nil || !v.OK {
 		t.Errorf("audit verify: %+v, %v", v, err)

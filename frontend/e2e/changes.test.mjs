@@ -1,8 +1,8 @@
 // The Changes panel end to end (issue 18): a playbook profile proposes three
 // writes in one step, put to the reviewer together; in the run's Changes
 // panel the reviewer sees the three files with their diffs, comments on a
-// line of one, and decides all three in one action (two approved, one left
-// out and then rejected); the playbook's next step checks that the agent was
+// line of one, approves two in one action (two decisions; the third left
+// out) and then rejects the third; the playbook's next step checks that the agent was
 // told the comment (else the run fails); then one applied change is reverted
 // from the panel and its file is back as it was; the write_file row shows
 // its diff instead of its JSON arguments. Against the real
