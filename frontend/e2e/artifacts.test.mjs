@@ -42,6 +42,21 @@ const api = (path, init = {}) =>
 
 const shot = (name) => page.screenshot({ path: join(ARTIFACTS, `artifacts-${name}.png`) });
 
+/**
+ * A fetch made inside a frame or page (through the DevTools protocol, so
+ * it runs even where the page's own scripts may not): "reached STATUS" or
+ * "blocked: ERROR".
+ */
+const tryFetch = (target, url) =>
+  target.evaluate(async (u) => {
+    try {
+      const r = await fetch(u, { credentials: 'include' });
+      return `reached ${r.status}`;
+    } catch (e) {
+      return `blocked: ${e}`;
+    }
+  }, url);
+
 // A 2x1 PNG.
 const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAIAAAABCAIAAAB7QOjdAAAAEElEQVR4nGP4z8DAwMDAAAAOAAL/5s2UlwAAAABJRU5ErkJggg==',
@@ -210,17 +225,8 @@ say = "Done."
 
   // Inside the frame: no script ran, and a fetch to the probe server or to
   // the API fails (the CSP's default-src 'none').
-  const attempt = (url) =>
-    frame.evaluate(async (u) => {
-      try {
-        const r = await fetch(u, { credentials: 'include' });
-        return `reached ${r.status}`;
-      } catch (e) {
-        return `blocked: ${e}`;
-      }
-    }, url);
-  assert.match(await attempt(`${probeOrigin}/from-frame`), /^blocked/);
-  assert.match(await attempt(`${server.origin}/api/workspaces`), /^blocked/);
+  assert.match(await tryFetch(frame, `${probeOrigin}/from-frame`), /^blocked/);
+  assert.match(await tryFetch(frame, `${server.origin}/api/workspaces`), /^blocked/);
   assert.equal(await frame.evaluate(() => document.title), 'probe-page', 'the page script never ran');
   assert.equal(frame.url(), 'about:srcdoc', 'the frame was never navigated (no refresh, link or form)');
   assert.equal(await page.title(), await page.evaluate(() => document.title));
@@ -242,17 +248,8 @@ say = "Done."
   assert.match(resp?.headers()['content-security-policy'] ?? '', /default-src 'none'.*sandbox/);
   await direct.locator('#h').waitFor();
   await direct.waitForLoadState('load');
-  const directAttempt = (url) =>
-    direct.evaluate(async (u) => {
-      try {
-        const r = await fetch(u, { credentials: 'include' });
-        return `reached ${r.status}`;
-      } catch (e) {
-        return `blocked: ${e}`;
-      }
-    }, url);
-  assert.match(await directAttempt(`${probeOrigin}/from-route`), /^blocked/);
-  assert.match(await directAttempt(`${server.origin}/api/workspaces`), /^blocked/);
+  assert.match(await tryFetch(direct, `${probeOrigin}/from-route`), /^blocked/);
+  assert.match(await tryFetch(direct, `${server.origin}/api/workspaces`), /^blocked/);
   assert.equal(await direct.title(), 'probe-page', 'the page script never ran');
   await direct.close();
   assert.deepEqual(probed, [], `the probe server was reached: ${probed.join(', ')}`);
