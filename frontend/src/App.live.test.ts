@@ -5,7 +5,7 @@
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
 import { describe, expect, it } from 'vitest';
 import App from './App.svelte';
-import type { RunEvent, Workspace } from './lib/api';
+import type { RunEvent, StreamHandlers, Workspace } from './lib/api';
 import { createMemoryApi } from './lib/api/memory';
 import { ReviewState } from './lib/state/review.svelte';
 import { SettingsState, type DisplayHost } from './lib/state/settings.svelte';
@@ -40,5 +40,28 @@ describe('App live state', () => {
     expect(screen.getByTestId('new-run-submit')).toBeDisabled();
     expect(screen.getByTestId('sidebar-workspace-missing')).toHaveTextContent('Folder missing');
     location.hash = '';
+  });
+
+  it('shows a lost stream at once with a reconnect button that connects again', async () => {
+    const api = createMemoryApi();
+    const subs: StreamHandlers[] = [];
+    api.events.subscribe = (h) => {
+      subs.push(h);
+      queueMicrotask(() => h.onStatus?.('open'));
+      return () => {};
+    };
+    render(App, { api, settings: new SettingsState(api, host), workspaces: new WorkspacesState(api), review: new ReviewState(api) });
+    await waitFor(() => expect(subs).toHaveLength(1));
+    expect(screen.queryByTestId('connection-lost')).toBeNull();
+    subs[0]!.onStatus?.('reconnecting');
+    const banner = await screen.findByTestId('connection-lost');
+    expect(banner).toHaveAttribute('role', 'alert');
+    await fireEvent.click(screen.getByTestId('connection-retry'));
+    await waitFor(() => expect(subs).toHaveLength(2));
+    await waitFor(() => expect(screen.queryByTestId('connection-lost')).toBeNull());
+    // The replaced stream's late news is ignored.
+    subs[0]!.onStatus?.('closed');
+    await new Promise((r) => setTimeout(r, 50));
+    expect(screen.queryByTestId('connection-lost')).toBeNull();
   });
 });
