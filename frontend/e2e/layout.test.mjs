@@ -28,6 +28,7 @@ let page;
 let scratch = '';
 let workspace;
 let runId = '';
+let endedId = '';
 
 const LONG_TITLE =
   'Refactor the payment reconciliation service so that every ledger entry written by the nightly batch job is checked against the bank statement export before the books close, and report the differences';
@@ -68,6 +69,19 @@ before(async () => {
     assert.ok(i < 600, 'the run asked for no approval within 60 s');
     await new Promise((r) => setTimeout(r, 100));
   }
+  // A run that ended (cancelled while it waited), in a workspace of its own so it is not queued behind the first.
+  const other = await gitWorkspace('other');
+  const started = await api('/api/runs', { method: 'POST', body: JSON.stringify({ workspaceId: other.ws.id, task: LONG_TITLE + ' (cancelled)' }) });
+  assert.equal(started.status, 200, await started.clone().text());
+  endedId = (await started.json()).id;
+  for (let i = 0; ; i++) {
+    const list = await (await api('/api/approvals')).json();
+    if (list.some((a) => a.runId === endedId)) break;
+    assert.ok(i < 600, 'the second run asked for no approval within 60 s');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const cancelled = await api(`/api/runs/${endedId}/cancel`, { method: 'POST' });
+  assert.equal(cancelled.status, 200, await cancelled.clone().text());
   context = await chromium.launchPersistentContext(join(scratch, 'profile'), {
     executablePath: CHROMIUM,
     headless: true,
@@ -158,6 +172,13 @@ const VIEWS = [
       await page.keyboard.press('Escape'); // the run itself, the dialog dismissed
       await page.getByTestId('approval-dialog').waitFor({ state: 'detached' });
       await page.getByTestId('run-status-line').waitFor();
+    },
+  },
+  {
+    name: 'run-ended',
+    go: async () => {
+      await open(`#/run/${endedId}`);
+      await page.locator('[data-testid="run-end"]').waitFor({ timeout: 60_000 });
     },
   },
   {
