@@ -41,9 +41,6 @@ type Core struct {
 	// prof holds the registered profiles (the default first) and the broken
 	// profile files; watch.go reloads it when the files change.
 	prof *profileSet
-	// profiles is what loadProfiles filled before prof; unused once
-	// profiles.go fills prof (kept so that each commit builds).
-	profiles []ProfileInfo //nolint:unused
 	// stopWatch ends the file watcher of the run owner (watch.go).
 	stopWatch func()
 	// opened is closed once Open has finished, with openErr its outcome.
