@@ -51,6 +51,16 @@ async function gitWorkspace(name) {
   return { dir, ws: await res.json() };
 }
 
+/** Waits until runId asks for its first approval (generously: the machine is shared). */
+async function waitApproval(id) {
+  for (let i = 0; ; i++) {
+    const list = await (await api('/api/approvals')).json();
+    if (list.some((a) => a.runId === id)) return;
+    assert.ok(i < 600, `run ${id} asked for no approval within 60 s`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 /** Waits (generously: the machine is shared) for a condition in the page. */
 const until = (fn, arg) => page.waitForFunction(fn, arg, { timeout: 60_000 });
 
@@ -63,23 +73,13 @@ before(async () => {
   const res = await api('/api/runs', { method: 'POST', body: JSON.stringify({ workspaceId: workspace.ws.id, task: LONG_TITLE }) });
   assert.equal(res.status, 200, await res.clone().text());
   runId = (await res.json()).id;
-  for (let i = 0; ; i++) {
-    const list = await (await api('/api/approvals')).json();
-    if (list.some((a) => a.runId === runId)) break;
-    assert.ok(i < 600, 'the run asked for no approval within 60 s');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await waitApproval(runId);
   // A run that ended (cancelled while it waited), in a workspace of its own so it is not queued behind the first.
   const other = await gitWorkspace('other');
   const started = await api('/api/runs', { method: 'POST', body: JSON.stringify({ workspaceId: other.ws.id, task: LONG_TITLE + ' (cancelled)' }) });
   assert.equal(started.status, 200, await started.clone().text());
   endedId = (await started.json()).id;
-  for (let i = 0; ; i++) {
-    const list = await (await api('/api/approvals')).json();
-    if (list.some((a) => a.runId === endedId)) break;
-    assert.ok(i < 600, 'the second run asked for no approval within 60 s');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await waitApproval(endedId);
   const cancelled = await api(`/api/runs/${endedId}/cancel`, { method: 'POST' });
   assert.equal(cancelled.status, 200, await cancelled.clone().text());
   context = await chromium.launchPersistentContext(join(scratch, 'profile'), {
