@@ -253,4 +253,17 @@ say = "Done."
   assert.equal(await direct.title(), 'probe-page', 'the page script never ran');
   await direct.close();
   assert.deepEqual(probed, [], `the probe server was reached: ${probed.join(', ')}`);
+
+  // At 800×600 the page fits the window: nothing runs past its right edge.
+  await page.setViewportSize({ width: 800, height: 600 });
+  await page.locator('[data-testid="artifact-item"][data-kind="document"]').click();
+  await page.getByTestId('artifact-document').waitFor();
+  const wide = await page.evaluate(() => {
+    const vw = document.documentElement.clientWidth;
+    return [...document.querySelectorAll('[data-testid="artifacts-view"] *')]
+      .filter((el) => el.getBoundingClientRect().right > vw + 1)
+      .map((el) => `${el.tagName.toLowerCase()}.${String(el.className).trim()}`);
+  });
+  assert.deepEqual(wide, [], 'elements past the window at 800×600');
+  await shot('800x600');
 });

@@ -14,3 +14,10 @@ const NAMES: Record<ArtifactKind, () => string> = {
 export function kindName(k: string): string {
   return (NAMES as Record<string, () => string>)[k]?.() ?? k;
 }
+
+const BADGES: Record<ArtifactKind, string> = { document: 'MD', image: 'IMG', screenshot: 'SHOT', html: 'HTML', pdf: 'PDF', file: 'TXT' };
+
+/** A short badge standing for the kind where there is no thumbnail. */
+export function kindBadge(k: string): string {
+  return (BADGES as Record<string, string>)[k] ?? k.slice(0, 4).toUpperCase();
+}
