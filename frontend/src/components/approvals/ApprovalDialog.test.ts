@@ -4,6 +4,7 @@ import { ApiError, type ApprovalRequest, type Decision } from '../../lib/api';
 import { patchRequest, pushRequest, readRequest, shellRequest } from '../../lib/testdata/approvals';
 import ApprovalDialog from './ApprovalDialog.svelte';
 import DialogLoading from './DialogLoading.svelte';
+import { m, setLocale } from '../../lib/i18n';
 
 function setup(request: ApprovalRequest, fail?: ApiError) {
   const decisions: Decision[] = [];
@@ -213,14 +214,18 @@ describe('ApprovalDialog', () => {
     setup({
       ...shellRequest,
       grantPreview: 'shell: git status --short in .',
-      // Any catalogue key with arguments is shown through the catalogue (the rule keys are rule_*).
-      rule_preview: { key: 'dialog_run', args: { task: 'git status --short' } },
+      titleMessage: { key: 'title_run', args: { command: 'git status --short' } },
+      rule_preview: { key: 'rule_shell_exact', args: { command: 'git status --short', cwd: '.', tool: 'run_shell' } },
       rule_location: { site: 'data', path: 'policy/ws_1.toml' },
     });
-    await fireEvent.focus(screen.getByRole('button', { name: 'Always allow in this workspace' }));
+    await setLocale('zh-CN');
+    await settle();
+    expect(screen.getByRole('heading', { level: 2 })).toHaveTextContent(m.title_run({ command: 'git status --short' }, { locale: 'zh-CN' }));
+    await fireEvent.focus(screen.getByRole('button', { name: '在此工作区中始终允许' }));
     expect(screen.getByTestId('approval-effect')).toHaveTextContent(
-      'adds the rule “Run: git status --short” to the AgentHub data directory (policy/ws_1.toml)',
+      m.rule_shell_exact({ command: 'git status --short', cwd: '.', tool: 'run_shell' }, { locale: 'zh-CN' }),
     );
+    await setLocale('en');
   });
 
   it('a workspace rule asks for confirmation and says where it is written', async () => {
