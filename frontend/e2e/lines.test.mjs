@@ -103,3 +103,36 @@ test('choose two lines of a one-hunk rewrite at 800×600: exactly those lines ar
   assert.equal(await readFile(join(dir, 'notes.txt'), 'utf8'), sixOnly, 'exactly the two chosen lines are applied');
   await page.screenshot({ path: join(ARTIFACTS, 'lines-completed-800x600.png') });
 });
+
+test('the same choice in 中文 and the dark theme at 800×600: labels fit, axe passes', async () => {
+  const { dir, ws } = await gitWorkspace(env, 'notes.txt', original);
+  await settings({ theme: 'dark', language: 'zh-CN' });
+  const page = await startRun(env, ws, 'every-third', '逐行选择');
+  await page.waitForFunction(() => document.documentElement.lang === 'zh-CN');
+  const dialog = page.locator('[data-testid="approval-dialog"][data-kind="patch"]');
+  await dialog.waitFor();
+  await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'approval-decisions');
+  await page.keyboard.press('j');
+  await page.keyboard.press(' ');
+  await page.keyboard.press('l');
+  await dialog.locator('[data-testid="diff-line-select"][data-line="6"]').check();
+  await dialog.locator('[data-testid="diff-line-select"][data-line="7"]').check();
+  assert.match(await dialog.getByTestId('decide-approve_once').innerText(), /批准所选（12 项中的 2 项）/);
+  await page.screenshot({ path: join(ARTIFACTS, 'lines-800x600-zh-dark.png') });
+  await checkA11y(assert, page, ARTIFACTS, 'lines-800x600-zh-dark');
+  // Rejected: nothing is written; back to English and light for any later test.
+  await dialog.getByTestId('decide-reject_and_stop').click();
+  await dialog.waitFor({ state: 'detached' });
+  assert.equal(await readFile(join(dir, 'notes.txt'), 'utf8'), original);
+  await settings({ theme: 'light', language: 'en' });
+});
+
+/** Sets the theme and language as the settings page does (its toggles are not in the 800 px header). */
+async function settings(body) {
+  const res = await fetch(env.server.origin + '/api/settings', {
+    method: 'PUT',
+    headers: { Authorization: `Bearer ${env.server.token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  assert.equal(res.status, 200, await res.text());
+}
