@@ -174,7 +174,7 @@ func TestWorkspacesAndSettings(t *testing.T) {
 		t.Errorf("bad theme: %d %s", status, body)
 	}
 	f.do(t, "PUT", "/api/settings", `{"theme":"dark","language":"zh-CN"}`, f.auth())
-	if _, body, _ := f.do(t, "GET", "/api/settings", "", f.auth()); body != "{\"theme\":\"dark\",\"language\":\"zh-CN\"}\n" {
+	if _, body, _ := f.do(t, "GET", "/api/settings", "", f.auth()); body != "{\"theme\":\"dark\",\"language\":\"zh-CN\",\"ruleLocation\":\"data\"}\n" {
 		t.Errorf("settings not persisted: %s", body)
 	}
 }

@@ -106,11 +106,17 @@ func readPolicyFile(dir *os.Root, name string) ([]byte, error) {
 
 // replaceFile writes data to a temporary file beside name, syncs it and
 // renames it over name.
-func replaceFile(dir *os.Root, name string, data []byte) (err error) {
+func replaceFile(dir *os.Root, name string, data []byte) error {
+	return replaceFileMode(dir, name, data, 0o644)
+}
+
+// replaceFileMode is replaceFile with the new file's mode (the data
+// directory's rules are private: 0600).
+func replaceFileMode(dir *os.Root, name string, data []byte, mode os.FileMode) (err error) {
 	var nonce [8]byte
 	_, _ = rand.Read(nonce[:])
 	tmp := "." + name + ".tmp-" + hex.EncodeToString(nonce[:])
-	f, err := dir.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := dir.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
 		return err
 	}

@@ -132,7 +132,11 @@ func (r *Rules) Remove(site, root, workspaceID, ruleID string) (RuleChange, erro
 	if err != nil {
 		return RuleChange{}, err
 	}
-	if err := replaceFile(dir, name, after); err != nil {
+	mode := os.FileMode(0o644) // the repository's file stays as readable as it was made
+	if site == backend.RuleSiteData {
+		mode = 0o600
+	}
+	if err := replaceFileMode(dir, name, after, mode); err != nil {
 		return RuleChange{}, fmt.Errorf("write %s: %w", shown, err)
 	}
 	return RuleChange{Before: before, After: after, RuleID: ruleID}, nil
@@ -212,7 +216,7 @@ func appendIn(dir *os.Root, name, shown string, g Grant) (RuleChange, error) {
 	if err != nil {
 		return RuleChange{}, err
 	}
-	if err := replaceFile(dir, name, after); err != nil {
+	if err := replaceFileMode(dir, name, after, 0o600); err != nil {
 		return RuleChange{}, fmt.Errorf("write %s: %w", shown, err)
 	}
 	return RuleChange{Before: before, After: after, Rule: strings.TrimPrefix(string(after), string(before)), RuleID: id}, nil

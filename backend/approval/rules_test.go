@@ -73,8 +73,11 @@ func TestDataRuleLeavesRepositoryClean(t *testing.T) {
 	if change.RuleID == "" || !strings.Contains(change.Rule, change.RuleID) {
 		t.Fatalf("rule id %q, rule %q", change.RuleID, change.Rule)
 	}
-	if _, err := os.Stat(filepath.Join(data, testWS+".toml")); err != nil {
-		t.Fatalf("the rules file is not in the data directory: %v", err)
+	if fi, err := os.Stat(filepath.Join(data, testWS+".toml")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the rules file in the data directory: %v %v, want mode 0600", fi, err)
+	}
+	if fi, err := os.Stat(data); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("the data directory's policy folder: %v %v, want mode 0700", fi, err)
 	}
 	out, err := exec.Command("git", "-C", repo, "status", "--porcelain", "--untracked-files=all").CombinedOutput()
 	if err != nil || len(out) != 0 {
