@@ -13,29 +13,57 @@ import (
 	"agenthub/backend"
 )
 
-// PutArtifact stores d as an artifact of the run and appends the event that
-// announces it (run.artifact.ready or run.preview.ready, by kind), in this
-// transaction: the artifact exists exactly when its event does. Text kinds
-// are redacted in place (Meta.Redacted says so); a binary kind whose bytes
-// hold a secret is refused with artifact_secret, since replacing bytes would
-// break the image. The blob is keyed by the sha256 of what is stored.
-func (t *Tx) PutArtifact(runID string, d backend.ArtifactDraft) (backend.Artifact, error) {
+// ScanArtifact checks d and redacts it as PutArtifact would, outside the
+// committer: scanning 16 MiB takes most of a second, which must not hold
+// every other run's writes. PutArtifact then only checks that the content
+// is what was scanned (by its hash) instead of scanning it again.
+func (s *Store) ScanArtifact(d backend.ArtifactDraft) (backend.ArtifactDraft, error) {
+	d, err := checkArtifact(&s.red, d)
+	if err != nil {
+		return d, err
+	}
+	sum := sha256.Sum256(d.Content)
+	s.scanned.Store(hex.EncodeToString(sum[:]), true)
+	return d, nil
+}
+
+// checkArtifact validates d and redacts it: text kinds in place
+// (Meta.Redacted says so); a binary kind whose bytes hold a secret is
+// refused with artifact_secret, since replacing bytes would break an image.
+func checkArtifact(red *redactorSlot, d backend.ArtifactDraft) (backend.ArtifactDraft, error) {
 	if !d.Kind.Valid() {
-		return backend.Artifact{}, backend.Errorf(backend.CodeInvalidInput, "unknown artifact kind %q", d.Kind)
+		return d, backend.Errorf(backend.CodeInvalidInput, "unknown artifact kind %q", d.Kind)
 	}
 	if len(d.Content) > backend.MaxArtifactBytes {
-		return backend.Artifact{}, backend.Errorf(backend.CodeArtifactTooLarge,
+		return d, backend.Errorf(backend.CodeArtifactTooLarge,
 			"the artifact is %d bytes; the limit is %d", len(d.Content), backend.MaxArtifactBytes)
 	}
-	content := d.Content
-	if raw := string(content); d.Kind.Text() {
-		if red := t.s.red.text(raw); red != raw {
-			content, d.Meta.Redacted = []byte(red), true
+	if raw := string(d.Content); d.Kind.Text() {
+		if r := red.text(raw); r != raw {
+			d.Content, d.Meta.Redacted = []byte(r), true
 		}
-	} else if t.s.red.text(raw) != raw {
-		return backend.Artifact{}, backend.Errorf(backend.CodeArtifactSecret,
+	} else if red.text(raw) != raw {
+		return d, backend.Errorf(backend.CodeArtifactSecret,
 			"%s holds what looks like a secret; binary content cannot be redacted, so it was not stored", d.Kind)
 	}
+	return d, nil
+}
+
+// PutArtifact stores d as an artifact of the run and appends the event that
+// announces it (run.artifact.ready or run.preview.ready, by kind), in this
+// transaction: the artifact exists exactly when its event does. Content
+// ScanArtifact did not see (by hash) is checked here (checkArtifact). The
+// blob is keyed by the sha256 of what is stored.
+func (t *Tx) PutArtifact(runID string, d backend.ArtifactDraft) (backend.Artifact, error) {
+	sum := sha256.Sum256(d.Content)
+	if _, ok := t.s.scanned.LoadAndDelete(hex.EncodeToString(sum[:])); !ok || !d.Kind.Valid() {
+		var err error
+		if d, err = checkArtifact(&t.s.red, d); err != nil {
+			return backend.Artifact{}, err
+		}
+		sum = sha256.Sum256(d.Content)
+	}
+	content := d.Content
 	var ws string
 	if err := t.tx.QueryRowContext(t.ctx, `SELECT workspace_id FROM runs WHERE id = ?`, runID).Scan(&ws); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
@@ -43,7 +71,6 @@ func (t *Tx) PutArtifact(runID string, d backend.ArtifactDraft) (backend.Artifac
 		}
 		return backend.Artifact{}, fmt.Errorf("artifact of run %s: %w", runID, err)
 	}
-	sum := sha256.Sum256(content)
 	a := backend.Artifact{ID: backend.NewID(backend.PrefixArtifact), RunID: runID, WorkspaceID: ws, Kind: d.Kind,
 		Title: t.s.red.text(d.Title), Path: t.s.red.text(d.Path), MediaType: d.MediaType,
 		SHA256: hex.EncodeToString(sum[:]), Size: int64(len(content)), Producer: d.Producer, CallID: d.CallID,

@@ -177,3 +177,32 @@ func TestArtifactContentChecksHash(t *testing.T) {
 		t.Errorf("missing artifact: err = %v", err)
 	}
 }
+
+// TestScanArtifactOffTheCommitter: ScanArtifact redacts and refuses as
+// PutArtifact does; content it scanned is stored as scanned, and a draft it
+// did not scan (a different content) is still checked in the transaction.
+func TestScanArtifactOffTheCommitter(t *testing.T) {
+	s, _ := openTest(t)
+	s.SetRedactor(redact.New())
+	newRun(t, s, "run_1")
+	d, err := s.ScanArtifact(backend.ArtifactDraft{Kind: backend.ArtifactDocument, Path: "a.md",
+		Content: []byte("key " + leakToken + "\n")})
+	if err != nil || bytes.Contains(d.Content, []byte(leakToken)) || !d.Meta.Redacted {
+		t.Fatalf("scan: %q %+v %v", d.Content, d.Meta, err)
+	}
+	a, err := putArtifact(t, s, "run_1", d)
+	if err != nil || !a.Meta.Redacted {
+		t.Fatalf("put scanned: %+v %v", a, err)
+	}
+	if _, err := s.ScanArtifact(backend.ArtifactDraft{Kind: backend.ArtifactImage,
+		Content: []byte("\x89PNG\r\n\x1a\n" + leakToken)}); backend.CodeOf(err) != backend.CodeArtifactSecret {
+		t.Errorf("scan of an image with a secret: %v", err)
+	}
+	// Scanned content swapped for other bytes before the put: checked again.
+	d.Content = []byte("other " + leakToken + "\n")
+	b, err := putArtifact(t, s, "run_1", d)
+	_, data, _ := s.ArtifactContent(t.Context(), b.ID)
+	if err != nil || bytes.Contains(data, []byte(leakToken)) {
+		t.Errorf("put of unscanned content stored %q, %v", data, err)
+	}
+}

@@ -73,6 +73,9 @@ type Store struct {
 	pub   backend.Sink
 
 	red redactorSlot // see [Store.SetRedactor]
+	// scanned holds the sha256 of artifact contents ScanArtifact has
+	// already redacted and checked, off the committer (artifact.go).
+	scanned sync.Map
 
 	audit auditState // the chain's key and anchor (audit.go); set by Open
 
