@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"agenthub/backend/llm"
 )
 
 // TestBackendTextIsInBothCatalogues is issue 21's check that everything the
@@ -88,6 +90,33 @@ func TestBackendTextIsInBothCatalogues(t *testing.T) {
 	}
 	if calls < 10 {
 		t.Fatalf("found %d backend.Msg calls; the walk is broken", calls)
+	}
+}
+
+// TestModelNextStepsAreLocalised: a model server's failure carries its own
+// next step (llm.NextSteps), which the UI shows in the reader's language by
+// finding the same English text as next_model_<detail> in the catalogue.
+func TestModelNextStepsAreLocalised(t *testing.T) {
+	cats := map[string]map[string]string{}
+	for _, locale := range []string{"en", "zh-CN"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "frontend", "messages", locale+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cat map[string]string
+		if err := json.Unmarshal(data, &cat); err != nil {
+			t.Fatal(err)
+		}
+		cats[locale] = cat
+	}
+	for detail, text := range llm.NextSteps {
+		key := "next_model_" + detail
+		if cats["en"][key] != text {
+			t.Errorf("en.json %s = %q, want llm.NextSteps[%q] = %q", key, cats["en"][key], detail, text)
+		}
+		if cats["zh-CN"][key] == "" {
+			t.Errorf("zh-CN.json lacks %s", key)
+		}
 	}
 }
 

@@ -168,7 +168,7 @@ func Failure(err error) *backend.Error {
 		// default of runtime_unavailable (an agent CLI's installation),
 		// which would send a user with a stopped Ollama to the wrong place
 		// (issue 21).
-		return &backend.Error{Code: code, Detail: detail, Message: msg, Err: err, Next: modelNext[detail]}
+		return &backend.Error{Code: code, Detail: detail, Message: msg, Err: err, Next: NextSteps[detail]}
 	}
 	switch {
 	case errors.Is(err, ErrContextOverflow):
@@ -197,8 +197,10 @@ func Failure(err error) *backend.Error {
 	return f(backend.FailInternal, "", "The model call failed.")
 }
 
-// modelNext is the next step of a model failure by its Detail.
-var modelNext = map[string]string{
+// NextSteps is the next step of a model failure by its Detail. The UI
+// shows each in the reader's language: frontend/messages has the same
+// English text as next_model_<detail> (app/api TestModelNextStepsAreLocalised).
+var NextSteps = map[string]string{
 	"auth":              "Check the API key the agent profile names (agenthub doctor shows which one), then try again.",
 	"quota":             "Check the provider account's quota and billing, or switch the profile to another model.",
 	"model_unavailable": "Pull or load the model on the server (Ollama: ollama pull NAME), or correct the model name in the profile.",

@@ -114,4 +114,16 @@ describe('ErrorNotice', () => {
     expect(screen.getByTestId('error-title')).toHaveTextContent("A playbook step's expectation was not met");
     expect(screen.getByTestId('error-title').textContent).not.toMatch(/cannot read/);
   });
+
+  it('an unreachable local model server is told to start the server, in 中文 too, never to check the CLI', () => {
+    const next = 'Start the model server (Ollama: ollama serve; LM Studio: start its local server) or correct base_url in the profile, then try again.';
+    const error = { code: 'runtime_unavailable', message: 'The model server could not be reached.', next, nextSpecific: true };
+    render(ErrorNotice, { error });
+    expect(screen.getByTestId('error-next')).toHaveTextContent('ollama serve');
+    expect(screen.getByTestId('error-next').textContent).not.toMatch(/CLI/);
+    cleanup();
+    setLocale('zh-CN');
+    render(ErrorNotice, { error });
+    expect(screen.getByTestId('error-next')).toHaveTextContent('启动模型服务器');
+  });
 });

@@ -91,6 +91,29 @@ export function errorAction(code: string): ErrorAction {
   return ERROR_WORDS[code]?.action ?? 'retry';
 }
 
+// Next steps an error carries as its own (nextSpecific) whose English text
+// the catalogue holds: a model server's (backend/llm NextSteps, checked by
+// app/api TestModelNextStepsAreLocalised) and a playbook's.
+const SPECIFIC_NEXT: Record<string, Msg> = Object.fromEntries(
+  [
+    m.next_model_auth,
+    m.next_model_quota,
+    m.next_model_model_unavailable,
+    m.next_model_rate_limited,
+    m.next_model_provider_error,
+    m.next_model_network,
+    m.next_model_truncated_stream,
+    m.next_model_malformed_stream,
+    m.next_model_bad_request,
+    m.next_playbook_fix,
+  ].map((fn) => [fn({}, { locale: 'en' }), fn]),
+);
+
+/** An error's own next step in the reader's language when the catalogue knows it; else as sent. */
+export function localizeNext(next: string): string {
+  return SPECIFIC_NEXT[next]?.() ?? next;
+}
+
 /** A piece of text: plain, or `code` between backticks shown as code. */
 export interface Span {
   code: boolean;

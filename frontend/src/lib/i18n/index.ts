@@ -3,7 +3,7 @@
 // formatting of errors and dates.
 import { m } from '../paraglide/messages.js';
 import type { ApiError } from '../api';
-import { errorAction, errorCause, errorTitle, type ErrorAction } from './errors';
+import { errorAction, errorCause, errorTitle, localizeNext, type ErrorAction } from './errors';
 
 export { m };
 export { getLocale, setLocale } from './locale.svelte';
@@ -81,6 +81,6 @@ export function describeError(
   // The error's own next step (a missing CLI's install command) beats the
   // code's generic one; the generic one is localised, the specific one is
   // shown as sent, like the message.
-  const next = err.nextSpecific && err.next ? err.next : (NEXT[err.code]?.() ?? err.next);
+  const next = err.nextSpecific && err.next ? localizeNext(err.next) : (NEXT[err.code]?.() ?? err.next);
   return { code: err.code, message, next, title: errorTitle(err.code), cause: errorCause(err.code), action: errorAction(err.code) };
 }

@@ -2,6 +2,7 @@
 // failure titles and done reasons, and relative times. Unknown values fall
 // back to the raw value (never to an empty or generic text).
 import type { ActionKind, DecisionKind, RunState } from '../api';
+import { ERROR_WORDS, errorTitle } from './errors';
 import { m } from '../paraglide/messages.js';
 import { getLocale } from './locale.svelte';
 
@@ -101,7 +102,7 @@ const FAILURE: Record<string, Msg> = {
 
 /** A localised title for a run failure code; the code itself is shown too. */
 export function failureTitle(code: string): string {
-  return FAILURE[code]?.() ?? m.end_failed_title();
+  return FAILURE[code]?.() ?? (ERROR_WORDS[code] ? errorTitle(code) : m.end_failed_title());
 }
 
 export function doneReasonLabel(reason: string): string {
