@@ -11,6 +11,10 @@ describe('toApiError', () => {
     { name: 'plain text', in: 'boom', code: 'internal_error', message: 'boom', next: '' },
     { name: 'broken JSON', in: '{"code":', code: 'internal_error', message: '{"code":', next: '' },
     { name: 'number', in: 42, code: 'internal_error', message: '42', next: '' },
+    // Never "[object Object]" (issue 21).
+    { name: 'object with a JSON message', in: { message: JSON.stringify(body) }, code: 'invalid_input', message: body.message, next: body.next },
+    { name: 'object without a code', in: { reason: 'x' }, code: 'internal_error', message: '{"reason":"x"}', next: '' },
+    { name: 'empty object', in: {}, code: 'internal_error', message: 'an internal error occurred', next: '' },
   ];
   for (const c of cases) {
     it(c.name, () => {

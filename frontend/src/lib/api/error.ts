@@ -69,6 +69,19 @@ export function toApiError(err: unknown): ApiError {
   if (err instanceof Error) {
     return fromText(err.message) ?? new ApiError({ code: 'internal_error', message: err.message });
   }
+  // Never "[object Object]" (issue 21): an object that is not a body shows
+  // its own message, else what it holds.
+  if (typeof err === 'object' && err !== null) {
+    const msg = (err as { message?: unknown }).message;
+    if (typeof msg === 'string') return fromText(msg) ?? new ApiError({ code: 'internal_error', message: msg });
+    let text = '';
+    try {
+      text = JSON.stringify(err);
+    } catch {
+      text = '';
+    }
+    return new ApiError({ code: 'internal_error', message: text && text !== '{}' ? text : 'an internal error occurred' });
+  }
   return new ApiError({ code: 'internal_error', message: String(err) });
 }
 
