@@ -105,3 +105,19 @@ test('always allow with the default setting leaves git status clean; the rule is
   assert.equal(audit.body[0].data.workspaceId, ws.id);
   assert.equal(execFileSync('git', ['status', '--porcelain'], { cwd: dir, encoding: 'utf8' }), '');
 });
+
+test('a wrong token in the browser is a page that says what to do, not raw JSON', async () => {
+  await env.context.clearCookies(); // the first test's page load left the right token as a cookie
+  const page = await env.context.newPage();
+  page.setDefaultTimeout(30_000);
+  const res = await page.goto(`${env.server.origin}/?token=wrong`);
+  assert.equal(res?.status(), 401);
+  const text = await page.locator('body').innerText();
+  assert.match(text, /This page is not signed in/);
+  assert.match(text, /agenthub serve/);
+  assert.doesNotMatch(text, /"code"/);
+  assert.equal(await page.locator('body').getAttribute('data-code'), 'unauthorized');
+  await page.screenshot({ path: join(ARTIFACTS, 'rules-unauthorized.png') });
+  await checkA11y(assert, page, ARTIFACTS, 'unauthorized');
+  await page.close();
+});
