@@ -98,7 +98,7 @@ func Run(core *api.Core, assets fs.FS, icon []byte) error {
 // saveAs opens the native save dialog for the audit export.
 func Bindings(core *api.Core, saveAs func(defaultName string) (string, error)) []any {
 	return []any{api.NewSystemAPI(core), api.NewWorkspacesAPI(core), api.NewSettingsAPI(core),
-		api.NewRunsAPI(core), api.NewApprovalsAPI(core), api.NewAuditAPI(core),
+		api.NewRunsAPI(core), api.NewApprovalsAPI(core), api.NewAuditAPI(core), api.NewChangesAPI(core),
 		api.NewPolicyAPI(core), api.NewAuditFileAPI(core, saveAs), api.NewWorktreesAPI(core),
 		api.NewSearchAPI(core), api.NewRunFileAPI(core, saveAs), // history (issue 19): search.go, export.go
 		api.NewArtifactsAPI(core)} // issue 18: artifacts.go

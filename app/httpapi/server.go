@@ -64,6 +64,7 @@ func (s *Server) routes() http.Handler {
 	s.reviewRoutes(mux)
 	s.worktreeRoutes(mux) // worktrees.go
 	s.artifactRoutes(mux) // artifacts.go
+	s.changeRoutes(mux)   // changes.go
 	s.streamRoutes(mux)
 	s.aguiRoutes(mux)  // agui.go: AG-UI
 	s.aisdkRoutes(mux) // aisdk.go: the AI SDK v6 UI message stream
