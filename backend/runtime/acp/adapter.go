@@ -3,7 +3,6 @@ package acp
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"path/filepath"
 	"strings"
 
@@ -93,10 +92,7 @@ func validate(p profile.Profile, gemini bool) error {
 		}
 	}
 	if p.BaseURL != "" {
-		u, err := url.Parse(p.BaseURL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("base_url %q: use an http or https URL", p.BaseURL)
-		}
+		return runtime.CheckURL("base_url", p.BaseURL)
 	}
 	return nil
 }

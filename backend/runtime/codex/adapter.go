@@ -1,11 +1,8 @@
 package codex
 
 import (
-	"errors"
 	"fmt"
-	"net/url"
 	"path/filepath"
-	"strings"
 
 	"agenthub/backend"
 	"agenthub/backend/profile"
@@ -49,22 +46,13 @@ func (Adapter) Build(p profile.Profile, env runtime.Env) (runtime.Built, error) 
 // which cannot ask before acting; Codex's sandbox can be narrowed but
 // never turned off.
 func validate(p profile.Profile) error {
+	err := runtime.CheckServerCLI(p, runtime.ServerCLI{Runtime: "codex", Provider: profile.ProviderOpenAI,
+		API: "the OpenAI Responses API", Tools: "Codex's own tools",
+		Model:   "a model Codex knows, e.g. gpt-5.5: with another name Codex offers no apply_patch tool",
+		BaseURL: "the OpenAI Responses server Codex talks to, with its version path (Codex POSTs {base_url}/responses)"})
 	switch {
-	case p.Provider != "" && p.Provider != profile.ProviderOpenAI:
-		return fmt.Errorf("provider %q: a codex profile speaks the OpenAI Responses API; leave provider out", p.Provider)
-	case p.Model == "":
-		return errors.New("model is required (a model Codex knows, e.g. gpt-5.5: with another name Codex offers no apply_patch tool)")
-	case p.BaseURL == "":
-		return errors.New("base_url is required: the OpenAI Responses server Codex talks to, with its version path (Codex POSTs {base_url}/responses)")
-	case strings.ContainsAny(p.KeyEnv, "= \t"):
-		return fmt.Errorf("key_env %q must be the name of an environment variable, not a key", p.KeyEnv)
-	case len(p.Fallback) > 0 || p.System != "" || p.MaxTokens != 0 || p.ContextWindow != 0:
-		return errors.New("fallback_models, system, max_tokens and context_window are not supported by the codex runtime")
-	case len(p.Tools) > 0 || len(p.MCP) > 0:
-		return errors.New("tools, mcp_servers: the codex runtime uses Codex's own tools, each gated by AgentHub")
-	case len(p.Command) > 1 || p.Command.Program() != "" && !filepath.IsAbs(p.Command.Program()) &&
-		strings.ContainsAny(p.Command.Program(), " \t"):
-		return fmt.Errorf("command %q: name one program, without arguments", strings.Join(p.Command, " "))
+	case err != nil:
+		return err
 	case p.Gating != "" && p.Gating != profile.GatingEnforced && p.Gating != profile.GatingAdvisory:
 		return fmt.Errorf("gating %q: use %q (the default) or %q", p.Gating, profile.GatingEnforced, profile.GatingAdvisory)
 	case p.Mode != "" && p.Mode != profile.ModeAppServer && p.Mode != profile.ModeExec:
@@ -74,10 +62,6 @@ func validate(p profile.Profile) error {
 	case p.Sandbox != "" && p.Sandbox != profile.SandboxReadOnly && p.Sandbox != profile.SandboxWorkspaceWrite:
 		return fmt.Errorf("sandbox %q: use %q or %q; AgentHub never runs Codex without its sandbox",
 			p.Sandbox, profile.SandboxReadOnly, profile.SandboxWorkspaceWrite)
-	}
-	u, err := url.Parse(p.BaseURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("base_url %q: use an http or https URL", p.BaseURL)
 	}
 	return nil
 }
