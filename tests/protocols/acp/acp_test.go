@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"agenthub/tests/protocols/protocoltest"
 )
 
 // summary is what drive.mjs saw as the editor (its last line of stdout).
@@ -85,7 +87,7 @@ func TestOfficialClientDrivesAgentHub(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	node := requireClient(t, here)
+	node := protocoltest.RequireNode(t, here, "@agentclientprotocol/sdk")
 	root := filepath.Join(here, "..", "..", "..")
 	bin := filepath.Join(t.TempDir(), "agenthub")
 	args := []string{"build", "-tags", "sqlite_fts5", "-o", bin}
@@ -98,8 +100,8 @@ func TestOfficialClientDrivesAgentHub(t *testing.T) {
 		t.Fatalf("build agenthub: %v\n%s", err, out)
 	}
 
-	home, ws, outside := t.TempDir(), gitWorkspace(t), t.TempDir()
-	env := append(withoutAgentHubVars(os.Environ()), "AGENTHUB_HOME="+home, "AGENTHUB_ENGINE_START_TIMEOUT=120s")
+	home, ws, outside := t.TempDir(), protocoltest.GitWorkspace(t, "story.txt", 20), t.TempDir()
+	env := append(protocoltest.WithoutAgentHubVars(os.Environ()), "AGENTHUB_HOME="+home, "AGENTHUB_ENGINE_START_TIMEOUT=120s")
 	cli := func(args ...string) string {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -380,58 +382,4 @@ func checkAudit(t *testing.T, s summary, export string) {
 	if !cancelled {
 		t.Errorf("the second run's cancellation by the user is not in the audit trail")
 	}
-}
-
-// requireClient finds node and the pinned client; without them the test
-// fails under CI (CI=true) and is skipped elsewhere, naming the install.
-func requireClient(t *testing.T, here string) string {
-	t.Helper()
-	missing := ""
-	node, err := exec.LookPath("node")
-	if err != nil {
-		missing = "node is not on the PATH (Node.js 20.19+)"
-	} else if _, err := os.Stat(filepath.Join(here, "node_modules", "@agentclientprotocol", "sdk", "package.json")); err != nil {
-		missing = "the pinned ACP client is not installed in tests/protocols/acp/node_modules: run scripts/deps.sh test"
-	}
-	if missing == "" {
-		return node
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal(missing)
-	}
-	t.Skip(missing)
-	return ""
-}
-
-// gitWorkspace is a git repository holding story.txt, 20 numbered lines.
-func gitWorkspace(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	var b strings.Builder
-	for i := 1; i <= 20; i++ {
-		b.WriteString("line " + strconv.Itoa(i) + "\n")
-	}
-	if err := os.WriteFile(filepath.Join(dir, "story.txt"), []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qm", "init"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	return dir
-}
-
-// withoutAgentHubVars drops the caller's AGENTHUB_* settings, so the test's
-// data directory and engine are its own.
-func withoutAgentHubVars(env []string) []string {
-	var out []string
-	for _, kv := range env {
-		if !strings.HasPrefix(kv, "AGENTHUB_") {
-			out = append(out, kv)
-		}
-	}
-	return out
 }

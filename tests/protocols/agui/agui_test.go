@@ -18,6 +18,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"agenthub/tests/protocols/protocoltest"
 )
 
 // summary is what drive.mjs saw (its last line of stdout).
@@ -50,7 +52,7 @@ func TestOfficialClientsDriveAgentHub(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	node := requireClients(t, here)
+	node := protocoltest.RequireNode(t, here, "@ag-ui/client", "@ag-ui/core", "ai", "rxjs")
 	bin := os.Getenv("AGENTHUB_BIN")
 	if bin == "" {
 		bin = filepath.Join(t.TempDir(), "agenthub")
@@ -61,7 +63,7 @@ func TestOfficialClientsDriveAgentHub(t *testing.T) {
 		}
 	}
 
-	home, ws := t.TempDir(), gitWorkspace(t)
+	home, ws := t.TempDir(), protocoltest.GitWorkspace(t, "notes.txt", 40)
 	playbook, err := os.ReadFile(filepath.Join(here, "testdata", "edit.toml"))
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +78,7 @@ func TestOfficialClientsDriveAgentHub(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, "playbooks", strings.TrimPrefix(profile, "playbook:")+".toml"), playbook, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	env := append(withoutAgentHubVars(os.Environ()), "AGENTHUB_HOME="+home, "AGENTHUB_ENGINE_START_TIMEOUT=120s",
+	env := append(protocoltest.WithoutAgentHubVars(os.Environ()), "AGENTHUB_HOME="+home, "AGENTHUB_ENGINE_START_TIMEOUT=120s",
 		"AGENTHUB_LOCAL_SERVERS=none")
 	base, token := startServe(t, bin, env)
 	t.Cleanup(func() {
@@ -252,63 +254,4 @@ func call(t *testing.T, base, token, method, path, body string) (int, []byte) {
 		t.Fatal(err)
 	}
 	return res.StatusCode, data
-}
-
-// requireClients returns node when it and the pinned clients are
-// installed; under CI a missing one fails the test instead of skipping it,
-// so a CI without them cannot pass by running nothing.
-func requireClients(t *testing.T, here string) string {
-	t.Helper()
-	missing := ""
-	node, err := exec.LookPath("node")
-	if err != nil {
-		missing = "node is not on the PATH (Node.js 20.19+)"
-	}
-	for _, p := range []string{"@ag-ui/client", "@ag-ui/core", "ai", "rxjs"} {
-		if _, err := os.Stat(filepath.Join(here, "node_modules", p, "package.json")); err != nil && missing == "" {
-			missing = "the pinned clients are not installed in tests/protocols/agui/node_modules (" + p + "): run scripts/deps.sh test"
-		}
-	}
-	if missing == "" {
-		return node
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal(missing)
-	}
-	t.Skip(missing)
-	return ""
-}
-
-// gitWorkspace is a git repository holding notes.txt, 40 numbered lines:
-// the playbook's write changes the first and the last, two hunks.
-func gitWorkspace(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	var b strings.Builder
-	for i := 1; i <= 40; i++ {
-		b.WriteString("line " + strconv.Itoa(i) + "\n")
-	}
-	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qm", "init"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	return dir
-}
-
-// withoutAgentHubVars drops the caller's AGENTHUB_* settings, so the test's
-// data directory and engine are its own.
-func withoutAgentHubVars(env []string) []string {
-	var out []string
-	for _, kv := range env {
-		if !strings.HasPrefix(kv, "AGENTHUB_") {
-			out = append(out, kv)
-		}
-	}
-	return out
 }
