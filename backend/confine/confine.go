@@ -48,6 +48,11 @@ type Rules struct {
 	// 0700, removed when it ends): writable, and TMPDIR names it.
 	PrivateTemp bool    `json:"privateTemp,omitempty"`
 	Network     Network `json:"network"`
+	// NoUnixSockets makes socket(AF_UNIX) fail (a seccomp filter): the
+	// file rules do not govern connecting to a UNIX socket before Landlock
+	// ABI 9, so this keeps a command off the sockets of the user's other
+	// programs (Docker, ssh-agent, a git credential cache).
+	NoUnixSockets bool `json:"noUnixSockets,omitempty"`
 }
 
 // Labels for the directories the callers name.
@@ -95,7 +100,7 @@ func PathDirs(path string) []Dir {
 // ForCommand is the confinement of an approved command run in workspace
 // with the given PATH: it reads the system, the tools on PATH, the user's
 // git configuration and the workspace; it writes the workspace and a
-// private temp dir; no TCP unless network was approved.
+// private temp dir; no TCP unless network was approved; no UNIX sockets.
 func ForCommand(workspace, path, home string, network Network) Rules {
 	read := append(System(), PathDirs(path)...)
 	if home != "" {
@@ -104,7 +109,7 @@ func ForCommand(workspace, path, home string, network Network) Rules {
 	}
 	read = append(read, Dir{Path: workspace, Label: LabelWorkspace})
 	return Rules{Read: read, Write: []Dir{{Path: workspace, Label: LabelWorkspace}}, PrivateTemp: true,
-		Network: network}
+		Network: network, NoUnixSockets: true}
 }
 
 // Support is what the running kernel offers.
@@ -169,6 +174,8 @@ type Summary struct {
 	NetworkBy string   `json:"networkBy,omitempty"`
 	// Reason says what is not confined and why ("kernel lacks Landlock").
 	Reason string `json:"reason,omitempty"`
+	// NoUnixSockets: the process can open no UNIX socket (Rules.NoUnixSockets).
+	NoUnixSockets bool `json:"noUnixSockets,omitempty"`
 }
 
 // Summary.Network values.
@@ -212,7 +219,11 @@ func (s Summary) Text() string {
 	if s.NetworkBy != "" {
 		network += " (" + s.NetworkBy + ")"
 	}
-	t := "writes: " + list(s.Writes) + "; reads: " + list(s.Reads) + "; network: " + network
+	t := "writes: " + list(s.Writes) + "; reads: " + list(s.Reads)
+	if s.NoUnixSockets {
+		t += "; UNIX sockets: none"
+	}
+	t += "; network: " + network
 	if s.Reason != "" {
 		t += " (" + s.Reason + ")"
 	}
@@ -226,13 +237,14 @@ func Describe(r Rules, s Support) Summary {
 		if reason == "" {
 			reason = "the kernel lacks Landlock"
 		}
-		out := Summary{Reason: reason}
+		out := Summary{Reason: reason, NoUnixSockets: r.NoUnixSockets}
 		if r.Isolated(s) { // the namespace needs no Landlock
 			out.Network, out.NetworkBy = NetNone, NetByNamespace
 		}
 		return out
 	}
-	out := Summary{Confined: true, ABI: s.ABI, Reads: labels(r.Read), Writes: labels(r.Write)}
+	out := Summary{Confined: true, ABI: s.ABI, Reads: labels(r.Read), Writes: labels(r.Write),
+		NoUnixSockets: r.NoUnixSockets}
 	if r.PrivateTemp {
 		out.Writes = append(out.Writes, LabelTemp)
 	}

@@ -66,10 +66,16 @@ func probe() Support {
 }
 
 // Apply confines the calling thread, and every process it starts from now
-// on, to r on a kernel with ABI abi (from [Probe]); with abi 0 it does
-// nothing. The caller must hold the thread (runtime.LockOSThread) and start
-// the process from it. A path that does not exist is skipped.
+// on, to r on a kernel with ABI abi (from [Probe]); with abi 0 it applies
+// only the UNIX socket filter (NoUnixSockets). The caller must hold the
+// thread (runtime.LockOSThread) and start the process from it. A path that
+// does not exist is skipped.
 func (r Rules) Apply(abi int) error {
+	if r.NoUnixSockets {
+		if err := denyUnixSockets(); err != nil {
+			return err
+		}
+	}
 	if abi < 1 {
 		return nil
 	}

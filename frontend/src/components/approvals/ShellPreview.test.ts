@@ -24,6 +24,19 @@ describe('ShellPreview confinement', () => {
     expect(screen.getByTestId('shell-confinement')).toHaveTextContent('network: TCP ports 8080 only');
   });
 
+  it('says the Landlock fallback blocks TCP only, and that no UNIX socket is reachable', () => {
+    render(ShellPreview, {
+      preview: {
+        ...base,
+        confinement: { confined: true, writes: ['workspace'], network: 'no tcp', networkBy: 'landlock', noUnixSockets: true },
+      },
+    });
+    const dd = screen.getByTestId('shell-confinement');
+    expect(dd).toHaveTextContent('network: no TCP (UDP is not restricted on this kernel)');
+    expect(dd).not.toHaveTextContent('not restricted (this kernel cannot)');
+    expect(dd).toHaveTextContent('UNIX sockets: none');
+  });
+
   it('says plainly when nothing confines the command', () => {
     render(ShellPreview, { preview: { ...base, confinement: { confined: false, reason: 'the kernel lacks Landlock' } } });
     const dd = screen.getByTestId('shell-confinement');
