@@ -35,7 +35,7 @@ func artifactServer(t *testing.T) (*fixture, map[backend.ArtifactKind]backend.Ar
 		{Kind: backend.ArtifactImage, Path: "a.png", MediaType: "image/png", Producer: "test",
 			Content: []byte("\x89PNG\r\n\x1a\nrest")},
 		{Kind: backend.ArtifactScreenshot, MediaType: "image/png", Producer: "screenshot",
-			Meta: backend.ArtifactMeta{Viewport: "1280x800", Route: "index.html", Theme: "light", Privacy: backend.PrivacyPending},
+			Meta:    backend.ArtifactMeta{Viewport: "1280x800", Route: "index.html", Theme: "light", Privacy: backend.PrivacyPending},
 			Content: []byte("\x89PNG\r\n\x1a\nshot")},
 	}
 	if _, err := s.Do(t.Context(), func(tx *store.Tx) error {
@@ -83,7 +83,7 @@ func TestArtifactRoutes(t *testing.T) {
 	}
 
 	cases := []struct {
-		kind              backend.ArtifactKind
+		kind             backend.ArtifactKind
 		ctype, disp, csp string
 	}{
 		{backend.ArtifactHTML, "text/plain; charset=utf-8", "attachment", "sandbox"},

@@ -224,7 +224,9 @@ func imageType(c []byte) string {
 
 // PublishCreated is publishCreated for the adapters that apply an agent
 // CLI's approved writes themselves (ACP): what they create counts the same.
-func PublishCreated(env backend.ToolEnv, rel, tool string) string { return publishCreated(env, rel, tool) }
+func PublishCreated(env backend.ToolEnv, rel, tool string) string {
+	return publishCreated(env, rel, tool)
+}
 
 // publishCreated makes a document or an image an approved patch created an
 // artifact of the run (issue 18), and says so in the result; anything else,
