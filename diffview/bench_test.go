@@ -102,6 +102,29 @@ func BenchmarkDiff(b *testing.B) {
 				}
 			}
 		})
+		// The lazy path: the diff without words, then the word spans of the
+		// hunks a first screen shows (visibleRows), as the UI asks for them.
+		b.Run(c.name+"/diffview-lazy", func(b *testing.B) {
+			b.SetBytes(int64(len(old) + len(new)))
+			opts := benchOpts
+			opts.NoWords = true
+			defer reportCPU(b, cpuTime())
+			for b.Loop() {
+				fd, err := Diff(Side{Path: "f.go", Content: old}, Side{Path: "f.go", Content: new}, opts)
+				if err != nil || fd.Omitted != nil {
+					b.Fatalf("err %v degraded %v omitted %v", err, fd.Degraded, fd.Omitted)
+				}
+				if len(Unified(fd)) == 0 {
+					b.Fatal("empty patch")
+				}
+				for i, rows := 0, 0; i < len(fd.Hunks) && rows < visibleRows; i++ {
+					if _, ok := WordSpans(fd.Hunks[i], time.Second); !ok {
+						b.Fatal("word spans of a visible hunk stopped at their budget")
+					}
+					rows += len(fd.Hunks[i].Lines)
+				}
+			}
+		})
 		b.Run(c.name+"/git-diff-no-index", func(b *testing.B) {
 			dir := b.TempDir()
 			pa, pb := filepath.Join(dir, "a.go"), filepath.Join(dir, "b.go")
@@ -153,6 +176,10 @@ func BenchmarkDiff(b *testing.B) {
 		})
 	}
 }
+
+// visibleRows is how many diff rows a first screen of the diff viewer
+// renders at most (it virtualises diffs of more rows than this).
+const visibleRows = 400
 
 // reportCPU adds the CPU time per op (this process and its children) since
 // start: on a machine shared with other work it is steadier than wall time.

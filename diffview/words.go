@@ -21,31 +21,60 @@ const (
 // change block and marks what differs between them. It returns false when
 // the deadline stopped it (the remaining lines keep no spans).
 func addWordSpans(hunks []Hunk, deadline time.Time) bool {
-	w := &worder{dmp: diffmatchpatch.New(), ids: map[string]rune{}}
-	w.dmp.DiffTimeout = 0 // lines are short; the file deadline is checked per pair
+	w := newWorder()
 	pairs := 0
 	for h := range hunks {
-		lines := hunks[h].Lines
-		for i := 0; i < len(lines); {
-			if lines[i].Op != OpDelete {
-				i++
-				continue
+		if !w.hunk(hunks[h].Lines, &pairs, deadline) {
+			return false
+		}
+	}
+	return true
+}
+
+// WordSpans returns a copy of h whose modified line pairs carry their word
+// spans, computed within timeout; complete is false when the budget stopped
+// it (the remaining lines keep no spans). It is the lazy form of the spans
+// Diff adds to every hunk: a caller that diffs with [Options.NoWords] asks
+// for them only for the hunks it shows, which on a large rewrite is most of
+// the diff's cost (issue 17 §7). h itself is not changed.
+func WordSpans(h Hunk, timeout time.Duration) (out Hunk, complete bool) {
+	out = h
+	out.Lines = append([]Line(nil), h.Lines...)
+	for i := range out.Lines {
+		out.Lines[i].Spans = nil
+	}
+	pairs := 0
+	return out, newWorder().hunk(out.Lines, &pairs, time.Now().Add(timeout))
+}
+
+func newWorder() *worder {
+	w := &worder{dmp: diffmatchpatch.New(), ids: map[string]rune{}}
+	w.dmp.DiffTimeout = 0 // lines are short; the deadline is checked per pair
+	return w
+}
+
+// hunk marks the spans of one hunk's line pairs; pairs counts across hunks
+// so the clock is read once per 64 pairs of the whole file.
+func (w *worder) hunk(lines []Line, pairs *int, deadline time.Time) bool {
+	for i := 0; i < len(lines); {
+		if lines[i].Op != OpDelete {
+			i++
+			continue
+		}
+		d0 := i
+		for i < len(lines) && lines[i].Op == OpDelete {
+			i++
+		}
+		a0 := i
+		for i < len(lines) && lines[i].Op == OpAdd {
+			i++
+		}
+		for k := 0; k < a0-d0 && a0+k < i; k++ {
+			// Reading the clock per pair costs more than most pairs.
+			if *pairs++; *pairs%64 == 1 && time.Now().After(deadline) {
+				return false
 			}
-			d0 := i
-			for i < len(lines) && lines[i].Op == OpDelete {
-				i++
-			}
-			a0 := i
-			for i < len(lines) && lines[i].Op == OpAdd {
-				i++
-			}
-			for k := 0; k < a0-d0 && a0+k < i; k++ {
-				// Reading the clock per pair costs more than most pairs.
-				if pairs++; pairs%64 == 0 && time.Now().After(deadline) {
-					return false
-				}
-				lines[d0+k].Spans, lines[a0+k].Spans = w.spans(lines[d0+k].Text, lines[a0+k].Text)
-			}
+			lines[d0+k].Spans, lines[a0+k].Spans = w.spans(lines[d0+k].Text, lines[a0+k].Text)
 		}
 	}
 	return true

@@ -24,11 +24,14 @@ END {
 	for (k = 1; k <= n; k++) {
 		c = order[k]; d = wall[c "/diffview"]; g = wall[c "/git-diff-no-index"]; u = wall[c "/gnu-diff"]
 		if (d == "" || g == "") continue
+		l = wall[c "/diffview-lazy"]; lc = cpu[c "/diffview-lazy"]
 		ref = g; rc = cpu[c "/git-diff-no-index"]; name = "git"
 		if (u != "" && u < g) { ref = u; name = "gnu-diff" }
 		if (u != "" && cpu[c "/gnu-diff"] < rc) rc = cpu[c "/gnu-diff"]
 		cx = (cpu[c "/diffview"] > 0) ? rc / cpu[c "/diffview"] : 0
 		printf "%-18s %12.1f %10.1f %10.1f %9.2fx %9.2fx %12s\n", c, d / 1e6, g / 1e6, u / 1e6, ref / d, cx, name
+		if (l != "" && lc > 0) printf "%-18s %12.1f %10s %10s %9.2fx %9.2fx %12s\n", "  lazy words", l / 1e6, "", "", ref / l, rc / lc, name
 	}
 	print "x = reference time / diffview time: above 1 means diffview is faster"
+	print "lazy words: the diff without words, then WordSpans for the hunks of a first screen (400 rows)"
 }'
