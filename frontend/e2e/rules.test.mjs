@@ -58,17 +58,14 @@ test('always allow with the default setting leaves git status clean; the rule is
 
   const dialog = page.locator('[data-testid="approval-dialog"][data-kind="shell"]');
   await dialog.waitFor();
-  // By keyboard: the dialog's effect line follows the focused or hovered
-  // button and can move the buttons under a pointer.
-  await dialog.getByTestId('decide-always_allow_workspace').focus();
-  await page.keyboard.press('Enter');
+  // With the mouse, as a user does: the effect line follows the hovered
+  // button, and its height is fixed so the buttons stay under the pointer.
+  await dialog.getByTestId('decide-always_allow_workspace').click();
   // The dialog asks to confirm a workspace rule and says where it is written.
   const yes = dialog.getByTestId('rule-confirm-yes');
-  if (await yes.waitFor({ timeout: 5_000 }).then(() => true, () => false)) {
-    await page.screenshot({ path: join(ARTIFACTS, 'rules-confirm.png') });
-    await yes.focus();
-    await page.keyboard.press('Enter');
-  }
+  await yes.waitFor({ timeout: 15_000 });
+  await page.screenshot({ path: join(ARTIFACTS, 'rules-confirm.png') });
+  await yes.click();
   // One approval only: the second `git status` is covered by the rule.
   await waitCompleted(env, page);
 
