@@ -101,7 +101,8 @@ func Bindings(core *api.Core, saveAs func(defaultName string) (string, error)) [
 		api.NewRunsAPI(core), api.NewApprovalsAPI(core), api.NewAuditAPI(core), api.NewChangesAPI(core),
 		api.NewPolicyAPI(core), api.NewAuditFileAPI(core, saveAs), api.NewWorktreesAPI(core),
 		api.NewSearchAPI(core), api.NewRunFileAPI(core, saveAs), // history (issue 19): search.go, export.go
-		api.NewArtifactsAPI(core)} // issue 18: artifacts.go
+		api.NewArtifactsAPI(core), // issue 18: artifacts.go
+		api.NewConflictsAPI(core)} // issue 15: conflicts.go
 }
 
 func (w *Window) startup(ctx context.Context) {

@@ -70,3 +70,28 @@ type ConflictFile struct {
 	IntentFile
 	Found string `json:"found"` // SHA-256 hex, "absent", or "unreadable: …"
 }
+
+// EvWorkspaceConflictResolved records the user's resolution of a
+// [WorkspaceConflict]: "keep" leaves the disk as found, "restore" put back
+// each file's content from before the change. It may follow the run's end:
+// the conflict outlives the run that left it. Payload
+// [WorkspaceConflictResolved].
+const EvWorkspaceConflictResolved EventType = "run.workspace.conflict_resolved"
+
+// Conflict resolutions.
+const (
+	ConflictKeep    = "keep"
+	ConflictRestore = "restore"
+)
+
+// WorkspaceConflictResolved is the payload of [EvWorkspaceConflictResolved].
+type WorkspaceConflictResolved struct {
+	IntentID string         `json:"intentId"`
+	Choice   string         `json:"choice"` // ConflictKeep | ConflictRestore
+	Files    []ConflictFile `json:"files"`  // Found: what each file holds after the resolution
+	// RestoreCheckpointID is the checkpoint of a restore, so it can be
+	// undone in turn; empty for keep.
+	RestoreCheckpointID string  `json:"restoreCheckpointId,omitempty"`
+	Actor               string  `json:"actor"`
+	Surface             Surface `json:"surface"`
+}

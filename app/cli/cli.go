@@ -85,6 +85,7 @@ func commands() map[string]command {
 		"approve":   {"approve a pending approval and follow its run", runDecide(true)},
 		"reject":    {"reject a pending approval (--reason, --stop) and follow its run", runDecide(false)},
 		"undo":      {"restore the files an approved patch changed, from its checkpoint", runUndo},
+		"conflicts": {"resolve a workspace conflict a crash left: conflicts resolve RUN INTENT --keep|--restore", runConflicts},
 		"profiles":  {"list the agent profiles a run may use", runProfiles},
 		"policy":    {"check a workspace policy's examples, or explain a decision", runPolicy},
 		"audit":     {"verify the audit hash chain, or export it as JSONL", runAudit},

@@ -65,6 +65,7 @@ func (s *Server) routes() http.Handler {
 	s.worktreeRoutes(mux) // worktrees.go
 	s.artifactRoutes(mux) // artifacts.go
 	s.changeRoutes(mux)   // changes.go
+	s.conflictRoutes(mux) // conflicts.go: workspace conflicts (issue 15)
 	s.streamRoutes(mux)
 	s.aguiRoutes(mux)  // agui.go: AG-UI
 	s.aisdkRoutes(mux) // aisdk.go: the AI SDK v6 UI message stream

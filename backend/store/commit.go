@@ -334,6 +334,22 @@ func (t *Tx) Append(runID string, typ backend.EventType, payload any) (backend.E
 	return t.append(runID, m, typ, payload)
 }
 
+// Annotate appends to a run that may have ended an event that records a
+// user's later act on what the run left, never a change of the run's state:
+// only the resolution of a workspace conflict, which recovery records as the
+// run is interrupted and the user settles afterwards (an exception to LC2).
+func (t *Tx) Annotate(runID string, typ backend.EventType, payload any) (backend.Event, error) {
+	if typ != backend.EvWorkspaceConflictResolved {
+		return backend.Event{}, fmt.Errorf("annotate run %s with %s: not an annotation: %w", runID, typ,
+			backend.ErrIllegalTransition)
+	}
+	m, err := t.meta(runID)
+	if err != nil {
+		return backend.Event{}, err
+	}
+	return t.append(runID, m, typ, payload)
+}
+
 func (t *Tx) append(runID string, m runMeta, typ backend.EventType, payload any) (backend.Event, error) {
 	raw, err := rawJSON(payload)
 	if err != nil {

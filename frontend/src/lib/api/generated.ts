@@ -33,7 +33,8 @@ export type EventType =
   | 'schema.validation_failed'
   | 'runtime.gating_advisory'
   | 'system.gap'
-  | 'run.workspace.conflict';
+  | 'run.workspace.conflict'
+  | 'run.workspace.conflict_resolved';
 
 export const EVENT_TYPES: readonly EventType[] = [
   'run.created',
@@ -67,6 +68,7 @@ export const EVENT_TYPES: readonly EventType[] = [
   'runtime.gating_advisory',
   'system.gap',
   'run.workspace.conflict',
+  'run.workspace.conflict_resolved',
 ];
 
 /** The values of EventType by their Go names. */
@@ -107,6 +109,8 @@ export const EventTypes = {
   SystemGap: 'system.gap',
   /** EvWorkspaceConflict records an effect whose files, found after a crash, hold neither what they held before nor what the effect wrote (or disagree with each other). Nothing is changed: the user resolves it. Payload [WorkspaceConflict]. */
   WorkspaceConflict: 'run.workspace.conflict',
+  /** EvWorkspaceConflictResolved records the user's resolution of a [WorkspaceConflict]: "keep" leaves the disk as found, "restore" put back each file's content from before the change. It may follow the run's end: the conflict outlives the run that left it. Payload [WorkspaceConflictResolved]. */
+  WorkspaceConflictResolved: 'run.workspace.conflict_resolved',
 } as const;
 
 /** Run lifecycle states (backend.RunState), in lifecycle order (docs/RUN-MODEL.md §1). */
