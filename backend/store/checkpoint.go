@@ -219,11 +219,32 @@ func (c *checkpointer) close() error {
 
 // truncateWAL runs a TRUNCATE checkpoint on the writer's connection, between
 // two groups: it waits (up to the busy timeout) only for readers that still
-// use old WAL frames, then copies the rest and empties the file.
+// use old WAL frames, then copies the rest and empties the file. A reader
+// that keeps a snapshot past that makes it report busy; it is tried again,
+// backing off, for up to truncateRetry before the writer goes on, so that a
+// reader slowed down by a busy machine does not let the WAL grow past its
+// bound by the next groups, and a reader stuck for good cannot stop the
+// writes.
 func (s *Store) truncateWAL() {
-	var busy, frames, done int
-	err := s.w.QueryRowContext(context.Background(), "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &frames, &done)
-	if err != nil && !isBusy(err) {
-		slog.Warn("wal checkpoint failed", "mode", "TRUNCATE", "why", "the WAL passed its bound", "err", err)
+	deadline := time.Now().Add(truncateRetry)
+	for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
+		var busy, frames, done int
+		err := s.w.QueryRowContext(context.Background(), "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &frames, &done)
+		if err != nil && !isBusy(err) {
+			slog.Warn("wal checkpoint failed", "mode", "TRUNCATE", "why", "the WAL passed its bound", "err", err)
+			return
+		}
+		if err == nil && busy == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			slog.Warn("the WAL stays past its bound: a reader kept its snapshot", "retried_for", truncateRetry.String())
+			return
+		}
+		time.Sleep(wait)
 	}
 }
+
+// truncateRetry bounds how long the writer retries a TRUNCATE that readers
+// hold off once the WAL has passed walLimit.
+const truncateRetry = 3 * time.Second
