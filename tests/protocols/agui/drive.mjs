@@ -272,9 +272,12 @@ async function chatTurn(chatId, messages, body, { abortAfter } = {}) {
       chunks.push(chunk);
       ctl.enqueue(chunk);
       if (abortAfter && abortAfter(chunk)) {
-        // The connection drops here: nothing after this chunk arrives.
-        abort.abort();
+        // The connection drops here: nothing after this chunk arrives. The
+        // reader's side closes first, so the chunks already passed on are
+        // read; the abort then errors only the cut connection (the other
+        // order errored the pipe and could drop this very chunk).
         ctl.terminate();
+        abort.abort();
       }
     },
   }));
