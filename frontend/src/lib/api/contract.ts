@@ -28,6 +28,7 @@ import type {
 import type { ApiError } from './error';
 import type { RunSaved, RunsPage, RunsPageRequest, SearchRequest, SearchResult } from './history';
 import type { ChangesAPI } from './changes';
+import type { ConflictsAPI } from './conflicts';
 import type { ArtifactsAPI } from './artifacts';
 
 export type TransportKind = 'wails' | 'http';
@@ -150,4 +151,6 @@ export interface Api {
   readonly changes?: ChangesAPI;
   /** The artifacts of runs (artifacts.ts); absent in the in-memory test API unless a test gives one. */
   readonly artifacts?: ArtifactsAPI;
+  /** Workspace conflicts a crash left (conflicts.ts); absent in the in-memory test API unless a test gives one. */
+  readonly conflicts?: ConflictsAPI;
 }

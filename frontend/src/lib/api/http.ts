@@ -207,6 +207,9 @@ export function createHttpApi(opts: HttpOptions = {}): Api {
       comment: (rid, c) => request('POST', `/api/runs/${id(rid)}/comments`, c),
       revert: (rid, checkpointId) => request('POST', `/api/runs/${id(rid)}/revert`, { checkpointId }),
     },
+    conflicts: {
+      resolve: (rid, intent, choice) => request('POST', `/api/runs/${id(rid)}/conflicts/${id(intent)}/resolve`, { choice }),
+    },
     artifacts: {
       list: async (a) =>
         (await request<import('./artifacts').Artifact[] | null>(

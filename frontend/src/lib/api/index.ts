@@ -9,6 +9,7 @@ export type * from './contract';
 export type * from './types';
 export type * from './history';
 export type * from './changes';
+export type * from './conflicts';
 export type * from './artifacts';
 export { ARTIFACT_KINDS } from './artifacts';
 export { THEMES, LOCALES } from './types';

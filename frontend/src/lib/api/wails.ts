@@ -105,6 +105,9 @@ export function createWailsApi(win: WailsWindow): Api {
       comment: (id, c) => call('ChangesAPI', 'Comment', { ...c, runId: id }),
       revert: (id, checkpointId) => call('ChangesAPI', 'Revert', id, checkpointId),
     },
+    conflicts: {
+      resolve: (id, intent, choice) => call('ConflictsAPI', 'Resolve', id, intent, choice),
+    },
     artifacts: {
       list: async (q) => (await call<import('./artifacts').Artifact[] | null>('ArtifactsAPI', 'List', q)) ?? [],
       get: (id) => call('ArtifactsAPI', 'Get', id),

@@ -195,6 +195,7 @@ export const RENDERED_AS: Readonly<Record<EventType, string>> = {
   'runtime.version_drift': 'notice',
   'schema.validation_failed': 'notice',
   'run.workspace.conflict': 'notice',
+  'run.workspace.conflict_resolved': 'folded into its conflict notice (resolved, resolvedBy)',
 };
 
 /** Tone of each notice type. */
@@ -350,8 +351,18 @@ function notice(t: Timeline, ev: RunEvent, p: P): void {
   const files = Array.isArray(p.files)
     ? (p.files as unknown[]).map((f) => (typeof f === 'string' ? f : str((f as P | null)?.path))).filter(Boolean)
     : [];
+  // A conflict's row resolves it through the API, which names the run.
+  if (ev.type === 'run.workspace.conflict' && ev.runId) fields.runId = ev.runId;
   const tone = NOTICE_TONE[ev.type as EventType] ?? 'neutral';
   push(t, { kind: 'notice', key: `n${ev.sequence}`, seq: ev.sequence, at: ev.timestamp, type: ev.type as EventType, tone, fields, files });
+}
+
+/** A conflict's resolution marks its notice (a new object, so views update); a resolution without its notice shows nothing. */
+function conflictResolved(t: Timeline, p: P): void {
+  const i = t.items.findIndex((it) => it.kind === 'notice' && it.type === 'run.workspace.conflict' && it.fields.intentId === str(p.intentId));
+  const it = t.items[i];
+  if (it?.kind !== 'notice') return;
+  t.items[i] = { ...it, fields: { ...it.fields, resolved: str(p.choice), resolvedBy: str(p.actor) } };
 }
 
 function reduce(t: Timeline, ev: RunEvent): void {
@@ -476,6 +487,8 @@ function reduce(t: Timeline, ev: RunEvent): void {
     case 'schema.validation_failed':
     case 'run.workspace.conflict':
       return notice(t, ev, p);
+    case 'run.workspace.conflict_resolved':
+      return conflictResolved(t, p);
     case 'runtime.gating_advisory': {
       const kinds = Array.isArray(p.kinds) ? (p.kinds as unknown[]).map(str) : [];
       push(t, { kind: 'advisory', key: `g${ev.sequence}`, seq: ev.sequence, at: ev.timestamp, runtime: str(p.runtime), kinds, acceptedBy: str(p.acceptedBy) });
