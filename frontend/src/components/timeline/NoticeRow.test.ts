@@ -47,6 +47,9 @@ describe('conflict notice row', () => {
       expect(calls).toEqual([]); // the first click only asks
       await fireEvent.click(screen.getByTestId('conflict-confirm'));
       await waitFor(() => expect(calls).toEqual([['run_1', 'ck_1', choice]]), { timeout: 30_000 });
+      // Resolved at once (a follower may have stopped at the run's end), with no buttons left.
+      await waitFor(() => expect(screen.getByTestId('conflict-resolved').textContent).toContain('(me)'), { timeout: 30_000 });
+      expect(screen.queryByTestId('conflict-keep')).toBeNull();
     });
   }
 
