@@ -32,13 +32,8 @@ func SideBySide(fd FileDiff) []Row {
 				continue
 			}
 			d0 := i
-			for i < len(lines) && lines[i].Op == OpDelete {
-				i++
-			}
-			a0 := i
-			for i < len(lines) && lines[i].Op == OpAdd {
-				i++
-			}
+			var a0 int
+			a0, i = changeBlock(lines, i)
 			dels, adds := lines[d0:a0], lines[a0:i]
 			for k := 0; k < max(len(dels), len(adds)); k++ {
 				r := Row{Hunk: h}

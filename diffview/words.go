@@ -47,6 +47,19 @@ func WordSpans(h Hunk, timeout time.Duration) (out Hunk, complete bool) {
 	return out, newWorder().hunk(out.Lines, &pairs, time.Now().Add(timeout))
 }
 
+// changeBlock returns where the additions of the change block starting at
+// i begin (its deletions come first) and where the block ends.
+func changeBlock(lines []Line, i int) (adds, end int) {
+	for i < len(lines) && lines[i].Op == OpDelete {
+		i++
+	}
+	adds = i
+	for i < len(lines) && lines[i].Op == OpAdd {
+		i++
+	}
+	return adds, i
+}
+
 func newWorder() *worder {
 	w := &worder{dmp: diffmatchpatch.New(), ids: map[string]rune{}}
 	w.dmp.DiffTimeout = 0 // lines are short; the deadline is checked per pair
@@ -62,13 +75,8 @@ func (w *worder) hunk(lines []Line, pairs *int, deadline time.Time) bool {
 			continue
 		}
 		d0 := i
-		for i < len(lines) && lines[i].Op == OpDelete {
-			i++
-		}
-		a0 := i
-		for i < len(lines) && lines[i].Op == OpAdd {
-			i++
-		}
+		var a0 int
+		a0, i = changeBlock(lines, i)
 		for k := 0; k < a0-d0 && a0+k < i; k++ {
 			// Reading the clock per pair costs more than most pairs.
 			if *pairs++; *pairs%64 == 1 && time.Now().After(deadline) {
