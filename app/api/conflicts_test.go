@@ -1,4 +1,4 @@
-package api
+package api_test
 
 import (
 	"encoding/json"
@@ -8,17 +8,16 @@ import (
 	"strings"
 	"testing"
 
+	"agenthub/app/api"
+	"agenthub/app/api/conflicttest"
 	"agenthub/backend"
-	"agenthub/backend/store"
 	"agenthub/workspace"
 )
 
-// conflictEnv is a data directory after a real crash window: a run applied
-// old.txt's change ("old" → "new") through the checkpoint machinery, the
-// process died before recording the outcome, someone wrote "edited" over
-// the file, and the next start (recovery) recorded a workspace conflict.
+// conflictEnv is a data directory after a real crash window
+// (conflicttest.Make), opened again.
 type conflictEnv struct {
-	core   *Core
+	core   *api.Core
 	root   string
 	runID  string
 	intent string
@@ -31,70 +30,16 @@ func newConflictEnv(t *testing.T) *conflictEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(root, "f.txt"), []byte("old"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	core, err := Open(t.Context(), Config{Home: home, Version: "test", Surface: backend.SurfaceCLI})
+	c, err := conflicttest.Make(t.Context(), home, root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws, err := NewWorkspacesAPI(core).Add(root)
+	core, err := api.Open(t.Context(), api.Config{Home: home, Version: "test", Surface: backend.SurfaceCLI})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fsys, err := workspace.Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ck, err := workspace.NewCheckpointStore(core.checkpointDir(), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := workspace.Apply(fsys, []workspace.Change{{Path: "f.txt",
-		PreimageSHA256: workspace.Hash([]byte("old")), NewContent: []byte("new")}}, ck)
-	fsys.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	runID := backend.NewID(backend.PrefixRun)
-	_, err = core.store.Do(t.Context(), func(tx *store.Tx) error {
-		if err := tx.CreateSession("ses_conflict", ws.ID, "s"); err != nil {
-			return err
-		}
-		if _, err := tx.CreateRun(store.RunRecord{ID: runID, SessionID: "ses_conflict", WorkspaceID: ws.ID,
-			Profile: "p", AgentID: "p", Runtime: "native", Task: "t"}, nil); err != nil {
-			return err
-		}
-		for _, to := range []backend.RunState{backend.RunPlanned, backend.RunAccepted, backend.RunPreparing,
-			backend.RunRunning, backend.RunApplying} {
-			if _, err := tx.Transition(runID, to, "", nil); err != nil {
-				return err
-			}
-		}
-		return tx.OpenIntent(store.Intent{ID: res.CheckpointID, RunID: runID, WorkspaceID: ws.ID, Op: "write",
-			Files: []store.IntentFile{{Path: "f.txt", Before: workspace.Hash([]byte("old")),
-				After: workspace.Hash([]byte("new"))}}})
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := core.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "f.txt"), []byte("edited"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	again, err := Open(t.Context(), Config{Home: home, Version: "test", Surface: backend.SurfaceCLI})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { again.Close() })
-	e := &conflictEnv{core: again, root: root, runID: runID, intent: res.CheckpointID}
-	if ins, err := again.store.Intents(t.Context(), runID); err != nil || len(ins) != 1 ||
-		ins[0].State != store.IntentConflict {
-		t.Fatalf("after recovery: intents %+v %v, want one conflict", ins, err)
-	}
-	return e
+	t.Cleanup(func() { core.Close() })
+	return &conflictEnv{core: core, root: root, runID: c.RunID, intent: c.IntentID}
 }
 
 func (e *conflictEnv) file(t *testing.T) string {
@@ -108,7 +53,7 @@ func (e *conflictEnv) file(t *testing.T) string {
 
 func (e *conflictEnv) resolutions(t *testing.T) []backend.WorkspaceConflictResolved {
 	t.Helper()
-	evs, err := e.core.store.Events(t.Context(), e.runID, 0, 0)
+	evs, err := e.core.Store().Events(t.Context(), e.runID, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +92,7 @@ func TestResolveConflict(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.choice, func(t *testing.T) {
 			e := newConflictEnv(t)
-			res, err := NewConflictsAPI(e.core).Resolve(e.runID, e.intent, c.choice)
+			res, err := api.NewConflictsAPI(e.core).Resolve(e.runID, e.intent, c.choice)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -161,7 +106,7 @@ func TestResolveConflict(t *testing.T) {
 			if rs := e.resolutions(t); len(rs) != 1 || rs[0].Choice != c.choice || rs[0].Surface != backend.SurfaceCLI {
 				t.Errorf("resolution events %+v, want one %s", rs, c.choice)
 			}
-			_, err = NewConflictsAPI(e.core).Resolve(e.runID, e.intent, backend.ConflictRestore)
+			_, err = api.NewConflictsAPI(e.core).Resolve(e.runID, e.intent, backend.ConflictRestore)
 			wantCode(t, err, backend.CodeConflict)
 			if got := e.file(t); got != c.wantFile {
 				t.Errorf("a refused second resolve changed f.txt to %q", got)
@@ -169,7 +114,7 @@ func TestResolveConflict(t *testing.T) {
 			if n := len(e.resolutions(t)); n != 1 {
 				t.Errorf("%d resolution events after a refused second resolve", n)
 			}
-			entries, err := e.core.store.RunAudit(t.Context(), e.runID)
+			entries, err := e.core.Store().RunAudit(t.Context(), e.runID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -182,7 +127,7 @@ func TestResolveConflict(t *testing.T) {
 			if found != 1 {
 				t.Errorf("%d patch.conflict_resolved audit entries, want 1", found)
 			}
-			if broken, _, err := e.core.store.VerifyAudit(t.Context()); err != nil || broken != 0 {
+			if broken, _, err := e.core.Store().VerifyAudit(t.Context()); err != nil || broken != 0 {
 				t.Errorf("audit verify: broken at %d, %v", broken, err)
 			}
 		})
@@ -197,7 +142,7 @@ func TestResolveConflictRefusesChangedFile(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(e.root, "f.txt"), []byte("edited again"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := NewConflictsAPI(e.core).Resolve(e.runID, e.intent, backend.ConflictRestore)
+	_, err := api.NewConflictsAPI(e.core).Resolve(e.runID, e.intent, backend.ConflictRestore)
 	wantCode(t, err, backend.CodeConflict)
 	var be *backend.Error
 	if errors.As(err, &be); be == nil || !strings.Contains(be.Message, "f.txt") {
@@ -209,17 +154,17 @@ func TestResolveConflictRefusesChangedFile(t *testing.T) {
 	if n := len(e.resolutions(t)); n != 0 {
 		t.Errorf("%d resolution events after a refused restore", n)
 	}
-	if _, err := NewConflictsAPI(e.core).Resolve(e.runID, e.intent, backend.ConflictKeep); err != nil {
+	if _, err := api.NewConflictsAPI(e.core).Resolve(e.runID, e.intent, backend.ConflictKeep); err != nil {
 		t.Fatalf("keep after a refused restore: %v", err)
 	}
 	wantCodeIs := func(choice string, code backend.FailureCode) {
-		_, err := NewConflictsAPI(e.core).Resolve(e.runID, e.intent, choice)
+		_, err := api.NewConflictsAPI(e.core).Resolve(e.runID, e.intent, choice)
 		var be *backend.Error
 		if !errors.As(err, &be) || be.Code != code {
 			t.Errorf("Resolve(%q) = %v, want %s", choice, err, code)
 		}
 	}
 	wantCodeIs("sideways", backend.CodeInvalidInput)
-	_, err = NewConflictsAPI(e.core).Resolve(e.runID, "ck_none", backend.ConflictKeep)
+	_, err = api.NewConflictsAPI(e.core).Resolve(e.runID, "ck_none", backend.ConflictKeep)
 	wantCode(t, err, backend.CodeNotFound)
 }
