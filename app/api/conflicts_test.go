@@ -26,11 +26,7 @@ type conflictEnv struct {
 func newConflictEnv(t *testing.T) *conflictEnv {
 	t.Helper()
 	home := t.TempDir()
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := conflicttest.Make(t.Context(), home, root)
+	c, err := conflicttest.Make(t.Context(), home, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +35,7 @@ func newConflictEnv(t *testing.T) *conflictEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { core.Close() })
-	return &conflictEnv{core: core, root: root, runID: c.RunID, intent: c.IntentID}
+	return &conflictEnv{core: core, root: c.Root, runID: c.RunID, intent: c.IntentID}
 }
 
 func (e *conflictEnv) file(t *testing.T) string {

@@ -26,8 +26,13 @@ type Conflict struct {
 }
 
 // Make records the conflict in home's data directory, with root as the
-// workspace (an existing, empty directory); no core is left open.
+// workspace (an existing, empty directory; Conflict.Root is its resolved
+// path); no core is left open.
 func Make(ctx context.Context, home, root string) (Conflict, error) {
+	root, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return Conflict{}, err
+	}
 	if err := os.WriteFile(filepath.Join(root, "f.txt"), []byte("old"), 0o644); err != nil {
 		return Conflict{}, err
 	}
