@@ -217,8 +217,9 @@ func conflictTx(tx *store.Tx, in store.Intent, states []workspace.FileState, end
 		ToolCallID: in.ToolCallID, Files: conflictFiles(states),
 		Message: "AgentHub stopped while changing these files, and they now hold neither what they held " +
 			"before nor what the change wrote (or only some of them changed); nothing was touched",
-		Next: "Review the files. To go back to the content before the change, undo checkpoint " + in.ID +
-			" if it still applies; otherwise edit the files by hand. The conflict is listed by `agenthub runs show`."}
+		Next: "Review the files, then keep what is on disk or restore the content before the change: " +
+			"`agenthub conflicts resolve " + in.RunID + " " + in.ID + " --keep|--restore`, or the buttons on " +
+			"this conflict in the run's timeline."}
 	if in.Op == backend.IntentCommit {
 		p.Message = "AgentHub stopped while making a commit, and HEAD now points neither to the commit it " +
 			"started from nor to the commit it was making; nothing was touched"
