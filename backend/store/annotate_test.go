@@ -1,0 +1,60 @@
+package store
+
+import (
+	"errors"
+	"testing"
+
+	"agenthub/backend"
+)
+
+// TestAnnotateAfterTheEnd: a conflict's resolution is appended to a run
+// that has ended, with the next sequence (the one exception to LC2); any
+// other event is still refused there, and Append still refuses it.
+func TestAnnotateAfterTheEnd(t *testing.T) {
+	s, _ := openTest(t)
+	ctx := t.Context()
+	newRun(t, s, "run_done")
+	_, err := s.Do(ctx, func(tx *Tx) error {
+		_, err := tx.Transition("run_done", backend.RunCancelled, "", &End{DoneReason: backend.DoneUserCancelled})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := s.Events(ctx, "run_done", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := []struct {
+		name string
+		fn   func(tx *Tx) (backend.Event, error)
+	}{
+		{"append the resolution", func(tx *Tx) (backend.Event, error) {
+			return tx.Append("run_done", backend.EvWorkspaceConflictResolved, map[string]string{})
+		}},
+		{"annotate with another type", func(tx *Tx) (backend.Event, error) {
+			return tx.Annotate("run_done", backend.EvWorkspaceConflict, map[string]string{})
+		}},
+	}
+	for _, r := range refused {
+		_, err := s.Do(ctx, func(tx *Tx) error { _, err := r.fn(tx); return err })
+		if !errors.Is(err, backend.ErrIllegalTransition) {
+			t.Errorf("%s: %v, want ErrIllegalTransition", r.name, err)
+		}
+	}
+	var ev backend.Event
+	_, err = s.Do(ctx, func(tx *Tx) (err error) {
+		ev, err = tx.Annotate("run_done", backend.EvWorkspaceConflictResolved, backend.WorkspaceConflictResolved{
+			IntentID: "ck_1", Choice: backend.ConflictKeep})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := before[len(before)-1].Sequence + 1; ev.Sequence != want {
+		t.Errorf("annotation sequence %d, want %d", ev.Sequence, want)
+	}
+	if r, err := s.Run(ctx, "run_done"); err != nil || r.State != backend.RunCancelled {
+		t.Errorf("run %s %v after the annotation, want still Cancelled", r.State, err)
+	}
+}
