@@ -230,8 +230,15 @@ func conflictTx(tx *store.Tx, in store.Intent, states []workspace.FileState, end
 			p.Files = append(p.Files, backend.ConflictFile{IntentFile: backend.IntentFile(f), Found: "unknown"})
 		}
 	}
-	if in.RunID != "" && !ended {
+	// A run that ended before recovery still shows its conflict (timeline,
+	// runs show), as an annotation after its end.
+	switch {
+	case in.RunID != "" && !ended:
 		if _, err := tx.Append(in.RunID, backend.EvWorkspaceConflict, p); err != nil {
+			return err
+		}
+	case in.RunID != "":
+		if _, err := tx.Annotate(in.RunID, backend.EvWorkspaceConflict, p); err != nil {
 			return err
 		}
 	}

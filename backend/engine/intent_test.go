@@ -124,3 +124,42 @@ func deadCall(t *testing.T, g *gated, name string, in store.Intent) string {
 	}
 	return runID
 }
+
+// TestConflictOfAnEndedRunIsShown: a run that ended (here cancelled) while
+// its write's intent stayed open, then a crash: recovery finds a third
+// content, and the run, although ended, shows the conflict as its last
+// event (an annotation after the end), so its timeline and `runs show`
+// list it for the user to resolve; the run stays as it ended.
+func TestConflictOfAnEndedRunIsShown(t *testing.T) {
+	h := func(s string) string { return workspace.Hash([]byte(s)) }
+	root, db := newWorkspace(t)
+	if err := os.WriteFile(filepath.Join(root, "f.txt"), []byte("edited"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g := newGated(t, root, db)
+	runID := deadCall(t, g, "write_file", store.Intent{ID: "ck_0123456789abcdef01234568", WorkspaceID: "ws_1",
+		Op: "write", Files: []store.IntentFile{{Path: "f.txt", Before: h("old"), After: h("new")}}})
+	if _, err := g.st.Do(t.Context(), func(tx *store.Tx) error {
+		_, err := tx.Transition(runID, backend.RunCancelled, "", &store.End{DoneReason: backend.DoneUserCancelled})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.e.Recover(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	defer g.close(t)
+	evs, err := g.st.Events(t.Context(), runID, 0, 0)
+	if err != nil || len(evs) == 0 {
+		t.Fatalf("events: %v %v", evs, err)
+	}
+	last := evs[len(evs)-1]
+	var p backend.WorkspaceConflict
+	if last.Type != backend.EvWorkspaceConflict || json.Unmarshal(last.Payload, &p) != nil ||
+		p.IntentID != "ck_0123456789abcdef01234568" || len(p.Files) != 1 || p.Files[0].Found != h("edited") {
+		t.Fatalf("the ended run's last event is %s %s, want its workspace conflict", last.Type, last.Payload)
+	}
+	if r, _ := g.st.Run(t.Context(), runID); r.State != backend.RunCancelled {
+		t.Errorf("run %s after recovery, want still Cancelled", r.State)
+	}
+}

@@ -334,12 +334,12 @@ func (t *Tx) Append(runID string, typ backend.EventType, payload any) (backend.E
 	return t.append(runID, m, typ, payload)
 }
 
-// Annotate appends to a run that may have ended an event that records a
-// user's later act on what the run left, never a change of the run's state:
-// only the resolution of a workspace conflict, which recovery records as the
-// run is interrupted and the user settles afterwards (an exception to LC2).
+// Annotate appends to a run that may have ended an event about what the
+// run left in the workspace, never a change of the run's state: a workspace
+// conflict that recovery finds after the run ended, and the user's later
+// resolution of a conflict (the one exception to LC2).
 func (t *Tx) Annotate(runID string, typ backend.EventType, payload any) (backend.Event, error) {
-	if typ != backend.EvWorkspaceConflictResolved {
+	if typ != backend.EvWorkspaceConflictResolved && typ != backend.EvWorkspaceConflict {
 		return backend.Event{}, fmt.Errorf("annotate run %s with %s: not an annotation: %w", runID, typ,
 			backend.ErrIllegalTransition)
 	}
