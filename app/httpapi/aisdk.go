@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"sync"
 
 	"agenthub/app/api"
 	"agenthub/app/protocol"
@@ -84,12 +85,16 @@ func (s *Server) serveAISDK(w http.ResponseWriter, r *http.Request) {
 				session = run.SessionID // the conversation goes on in the same session
 			}
 		}
-		run, err := s.startFor(props, uiText(last), session)
+		var err error
+		runID, err = aisdkStarts.once(in.ID, last.ID, func() (string, error) {
+			run, err := s.startFor(props, uiText(last), session)
+			return run.ID, err
+		})
 		if err != nil {
 			writeError(w, err, 0)
 			return
 		}
-		runID, messageID = run.ID, "msg_aisdk_"+run.ID
+		messageID = "msg_aisdk_" + runID
 	} else {
 		runID, cursor = prev.RunID, prev.Sequence
 		if props.RunID != "" {
@@ -133,6 +138,46 @@ func (s *Server) serveAISDK(w http.ResponseWriter, r *http.Request) {
 		fail:    func(err error) []aisdk.Chunk { return tr.Fail(api.ErrorOf(err).Message) },
 		trailer: "data: [DONE]\n\n",
 	})
+}
+
+// aisdkStarts remembers which run a chat's user message started, so that a
+// retried POST of the same message (the transport retrying after a dropped
+// connection, a second click) attaches to that run from its start instead
+// of starting the task a second time. It is this process's memory: the
+// engine owns the runs, and a retry comes within seconds.
+var aisdkStarts = &startedRuns{byKey: map[string]string{}}
+
+type startedRuns struct {
+	mu    sync.Mutex
+	byKey map[string]string // chat id and message id -> run id
+	order []string          // oldest first, to forget past maxStarted
+}
+
+const maxStarted = 1024
+
+// once returns the run key's first request started, starting it now when
+// none did; a chat or message without an id always starts a run.
+func (r *startedRuns) once(chatID, messageID string, start func() (string, error)) (string, error) {
+	if chatID == "" || messageID == "" {
+		return start()
+	}
+	key := chatID + "\x00" + messageID
+	r.mu.Lock()
+	defer r.mu.Unlock() // held while starting: a racing retry waits and attaches
+	if id, ok := r.byKey[key]; ok {
+		return id, nil
+	}
+	id, err := start()
+	if err != nil {
+		return "", err
+	}
+	r.byKey[key] = id
+	r.order = append(r.order, key)
+	if len(r.order) > maxStarted {
+		delete(r.byKey, r.order[0])
+		r.order = r.order[1:]
+	}
+	return id, nil
 }
 
 // aisdkDecisions collects the answers of the request: explicit

@@ -313,3 +313,42 @@ func TestReattachPastTheLastEventEnds(t *testing.T) {
 		t.Fatalf("AI SDK reattach past the end: %v %s", chunks, body)
 	}
 }
+
+// TestAISDKRetryAttachesToTheSameRun: the transport retrying the POST of a
+// user message (a dropped connection, a second click) gets the run that
+// message started, from its start, and the task does not run twice; a new
+// message of the chat starts a new run.
+func TestAISDKRetryAttachesToTheSameRun(t *testing.T) {
+	f := startReal(t)
+	_, ws := tourWorkspace(t, f)
+	post := func(chat, msg string) string {
+		t.Helper()
+		body := fmt.Sprintf(`{"id":%q,"messages":[{"id":%q,"role":"user","parts":[{"type":"text","text":"tour"}]}],"agenthub":{"workspaceId":%q}}`, chat, msg, ws)
+		status, _, chunks, text := f.protoPost(t, "/aisdk/chat", body, isType("finish"))
+		if status != 200 || len(chunks) == 0 {
+			t.Fatalf("%d %s", status, text)
+		}
+		meta, _ := chunks[len(chunks)-1]["messageMetadata"].(map[string]any)
+		hub, _ := meta["agenthub"].(map[string]any)
+		id, _ := hub["runId"].(string)
+		if id == "" {
+			t.Fatalf("no run in the finish chunk's metadata: %v", chunks[len(chunks)-1])
+		}
+		return id
+	}
+	first := post("chat-retry", "u1")
+	if again := post("chat-retry", "u1"); again != first {
+		t.Fatalf("the retried POST started run %s beside %s", again, first)
+	}
+	if other := post("chat-retry", "u2"); other == first {
+		t.Fatal("a new message of the chat did not start a new run")
+	}
+	_, body, _ := f.do(t, "GET", "/api/runs", "", f.auth())
+	var runs []backend.RunSummary
+	if err := json.Unmarshal([]byte(body), &runs); err != nil {
+		t.Fatalf("runs: %v %s", err, body)
+	}
+	if len(runs) != 2 {
+		t.Fatalf("%d runs after a retried and a new message, want 2", len(runs))
+	}
+}
