@@ -16,15 +16,16 @@ func wantConfinement() confine.Summary {
 	s := confine.Probe()
 	if s.ABI < 1 {
 		if s.NetNS {
-			return confine.Summary{Reason: s.Reason, Network: confine.NetNone, NetworkBy: confine.NetByNamespace}
+			return confine.Summary{Reason: s.Reason, Network: confine.NetNone, NetworkBy: confine.NetByNamespace,
+				NoUnixSockets: true}
 		}
-		return confine.Summary{Reason: s.Reason}
+		return confine.Summary{Reason: s.Reason, NoUnixSockets: true}
 	}
 	want := confine.Summary{Confined: true, ABI: s.ABI,
 		Reads: []string{confine.LabelSystem, confine.LabelDevices, confine.LabelTools, confine.LabelGitConfig, confine.LabelWorkspace,
 			confine.LabelCaches},
 		Writes:  []string{confine.LabelWorkspace, confine.LabelCaches, confine.LabelTemp},
-		Network: confine.NetNone, NetworkBy: confine.NetByNamespace}
+		Network: confine.NetNone, NetworkBy: confine.NetByNamespace, NoUnixSockets: true}
 	switch {
 	case s.NetNS:
 	case s.ABI < 4:
