@@ -168,6 +168,8 @@ say = "Done."
   await page.goto(`${server.origin}/#/run/${runId}`);
   await page.getByTestId('run-artifacts-link').click();
   await page.getByTestId('artifacts-view').waitFor();
+  // The list loads after the view: wait for its fourth item, then count.
+  await page.getByTestId('artifact-item').nth(3).waitFor();
   assert.equal(await page.getByTestId('artifact-item').count(), 4);
   // The image has a thumbnail in the list.
   await page.getByTestId('artifact-thumb').first().waitFor();
